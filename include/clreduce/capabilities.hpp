@@ -1,0 +1,74 @@
+#pragma once
+// What a device reports about itself, read in a way that is valid on OpenCL 1.x, 2.x and 3.x
+// runtimes, and the decisions taken from it: which reduction paths it may run and how to
+// build them. The decisions are plain functions of the report, so they are tested without
+// a device.
+
+#include "clreduce/kinds.hpp"
+
+#include <CL/opencl.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace clreduce {
+
+struct Version {
+    int major = 0;
+    int minor = 0;
+};
+bool operator==(Version a, Version b);
+bool operator<(Version a, Version b);
+std::string to_string(Version version);
+
+/// Reads "<prefix><major>.<minor>[ <anything>]", as the spec lays out CL_DEVICE_VERSION
+/// ("OpenCL ") and CL_DEVICE_OPENCL_C_VERSION ("OpenCL C "). Nothing for any other text.
+std::optional<Version> parse_version(std::string_view text, std::string_view prefix);
+
+/// Splits a space-separated list (extensions) into whole tokens.
+std::vector<std::string> split_tokens(std::string_view text);
+
+struct DeviceReport {
+    std::string name;
+    std::string platform_name;
+    std::string version_text; // CL_DEVICE_VERSION as reported
+    cl_device_type type = 0;
+    Version opencl;                      // from CL_DEVICE_VERSION
+    std::vector<Version> opencl_c;       // every OpenCL C version the compiler accepts
+    std::vector<std::string> extensions; // whole names
+    std::vector<std::string> features;   // OpenCL C features (3.0 devices only)
+    bool work_group_collectives = false; // CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
+    cl_uint compute_units = 1;
+    std::uint64_t global_memory = 0;    // CL_DEVICE_GLOBAL_MEM_SIZE
+    std::uint64_t largest_buffer = 0;   // CL_DEVICE_MAX_MEM_ALLOC_SIZE
+    std::uint64_t local_memory = 0;     // CL_DEVICE_LOCAL_MEM_SIZE
+    std::size_t max_work_item_size = 1; // CL_DEVICE_MAX_WORK_ITEM_SIZES[0]
+
+    bool has_extension(std::string_view name) const;
+    bool has_feature(std::string_view name) const;
+    bool accepts(Version opencl_c_version) const;
+};
+
+/// Asks only what the device's OpenCL version defines: the 3.0 queries on 3.x devices.
+DeviceReport query_report(const cl::Device& device);
+
+/// Whether the device reports what `path` needs.
+bool reports_support(const DeviceReport& report, Path path);
+
+/// Why the device cannot run `path` (for messages and --list); empty when it can.
+std::string missing_support(const DeviceReport& report, Path path);
+
+/// The best path the device reports: work-group, then sub-group, then the tree.
+Path best_path(const DeviceReport& report);
+
+/// The path to build: the best reported one for `requested` == nullopt, else the one asked
+/// for, if the device reports it or `allow_unreported`. Throws Failure(ExitCode::unsupported).
+Path choose_path(const DeviceReport& report, std::optional<Path> requested, bool allow_unreported);
+
+/// The one place that maps a path to compiler flags: the -cl-std the built-ins need and the
+/// -D that selects the kernel's work-group step.
+std::string build_options(const DeviceReport& report, Path path);
+
+} // namespace clreduce

@@ -1,0 +1,28 @@
+#pragma once
+// The choices that shape a reduction: what is reduced (the op) and how a work-group
+// combines its work-items' values (the path).
+
+#include <string>
+
+namespace clreduce {
+
+enum class Op { sum, min };
+
+/// How a work-group combines its work-items' values, best first.
+enum class Path {
+    work_group, // the work_group_reduce_<op> built-in
+    sub_group,  // sub_group_reduce_<op>, then the sub-groups' partials in local memory
+    tree,       // the textbook tree in local memory, valid on every device
+};
+
+/// How much each pass shrinks its input.
+enum class Factor {
+    device,   // a few work-groups per compute unit, each work-item folding many values
+    textbook, // 2 x the work-group size, as in the published sample
+};
+
+std::string name_of(Op op);
+std::string name_of(Path path);
+std::string name_of(Factor factor);
+
+} // namespace clreduce

@@ -1,0 +1,53 @@
+#pragma once
+// The command line: what the user asked for, validated before any OpenCL call.
+
+#include "clreduce/kinds.hpp"
+
+#include <CL/opencl.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace clreduce {
+
+/// The OpenCL SDK samples' way of naming a device: platform index, device index, type.
+struct DeviceTriplet {
+    std::optional<std::size_t> platform; // unset: the first platform with such a device
+    std::size_t device = 0;              // index among the platform's devices of `type`
+    cl_device_type type = CL_DEVICE_TYPE_ALL;
+};
+
+enum class Verbosity { quiet, normal, verbose };
+enum class Mode { reduce, list, sweep };
+enum class Format { text, json, csv };
+
+struct Options {
+    Mode mode = Mode::reduce;
+    Op op = Op::sum;
+    std::uint64_t length = std::uint64_t{1} << 20; // with --sweep: the largest length swept
+    bool length_given = false;
+    DeviceTriplet triplet;
+    std::optional<Path> path; // unset: the best path the device reports
+    bool allow_unreported = false;
+    Factor factor = Factor::device;
+    std::size_t work_group_size_limit = 0; // 0: as large as kernel and device allow
+    std::uint64_t seed = 1;
+    unsigned iterations = 1;
+    bool benchmark = false; // --iterations was given: warm up first, report min and median
+    Format format = Format::text;
+    Verbosity verbosity = Verbosity::normal;
+    std::string kernel_dir; // empty: look beside the executable, then in the install prefix
+};
+
+/// Parses and validates the command line. Returns nothing when --help or --version was
+/// answered (on stdout); throws Failure(ExitCode::usage) naming the problem otherwise.
+std::optional<Options> parse_options(int argc, const char* const* argv);
+
+/// A positive decimal count, or a power of two written 2^N; `what` names it in errors.
+std::uint64_t parse_count(const std::string& text, const std::string& what);
+
+/// CL_DEVICE_TYPE_... for all|cpu|gpu|acc|cus|def; throws Failure(ExitCode::usage).
+cl_device_type parse_device_type(const std::string& name);
+
+} // namespace clreduce

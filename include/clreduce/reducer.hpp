@@ -1,0 +1,89 @@
+#pragma once
+// The reduction on the device: one built program, reused for any number of inputs, and the
+// multi-pass, double-buffered run with each pass's profiling event.
+
+#include "clreduce/capabilities.hpp"
+#include "clreduce/kinds.hpp"
+#include "clreduce/plan.hpp"
+
+#include <CL/opencl.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace clreduce {
+
+struct PassTime {
+    Pass pass;
+    double device_us = 0; // CL_PROFILING_COMMAND_START to _END
+};
+
+struct Reduction {
+    cl_int value = 0;
+    std::vector<PassTime> passes;
+    double span_us = 0; // first pass's START to last pass's END
+    double host_us = 0; // first enqueue to the result on the host
+};
+
+/// The time between two profiling points of a finished command, in microseconds.
+template <cl_profiling_info From, cl_profiling_info To>
+double event_us(const cl::Event& event) {
+    return static_cast<double>(event.getProfilingInfo<To>() - event.getProfilingInfo<From>()) /
+           1000.0;
+}
+
+/// A context with one in-order, profiling queue on one device.
+struct DeviceQueue {
+    explicit DeviceQueue(const cl::Device& device);
+    cl::Device device;
+    cl::Context context;
+    cl::CommandQueue queue;
+};
+
+/// Builds `source` for the queue's device; a compiler error becomes
+/// Failure(ExitCode::kernel_build) carrying the build log.
+cl::Program build_program(const DeviceQueue& device_queue, const std::string& source,
+                          const std::string& options);
+
+/// A read-only buffer holding `values`, written before this returns.
+cl::Buffer upload(const DeviceQueue& device_queue, const std::vector<cl_int>& values);
+
+class Reducer {
+public:
+    /// Builds reduce.cl's text completed for `op` on `path`, and sizes its work-groups.
+    Reducer(const DeviceQueue& device_queue, const DeviceReport& report, Op op, Path path,
+            const std::string& kernel_text, Factor factor, std::size_t work_group_size_limit = 0);
+
+    const DeviceQueue& device_queue() const { return device_queue_; }
+    const DeviceReport& report() const { return report_; }
+    Op op() const { return op_; }
+    Path path() const { return path_; }
+    Factor factor() const { return factor_; }
+    const std::string& build_options() const { return build_options_; }
+    const PassShape& shape() const { return shape_; }
+    std::size_t work_group_size() const { return shape_.work_group_size; }
+    std::vector<Pass> plan(std::uint64_t length) const { return plan_passes(length, shape_); }
+
+    /// Throws Failure(ExitCode::unsupported), naming the limit, when `length` values and the
+    /// temporaries cannot be allocated on the device; call it before making the input.
+    void check_fits(std::uint64_t length) const;
+
+    /// Reduces the first `length` values of `input`, which it only reads.
+    Reduction reduce(const cl::Buffer& input, std::uint64_t length);
+
+private:
+    cl::Buffer& temporary(std::size_t which, std::uint64_t values);
+
+    DeviceQueue device_queue_;
+    DeviceReport report_;
+    Op op_;
+    Path path_;
+    Factor factor_;
+    std::string build_options_;
+    cl::Kernel kernel_;
+    PassShape shape_;
+    cl::Buffer temporaries_[2];
+    std::uint64_t temporary_capacity_[2] = {0, 0};
+};
+
+} // namespace clreduce

@@ -1,0 +1,32 @@
+#pragma once
+// Printing what was measured: the text report, one JSON object, or the sweep's table/CSV.
+
+#include "clreduce/devices.hpp"
+#include "clreduce/measure.hpp"
+#include "clreduce/options.hpp"
+#include "clreduce/reducer.hpp"
+
+#include <iosfwd>
+#include <vector>
+
+namespace clreduce {
+
+/// The device, the path and how it was built (more with --verbose).
+void print_setup(std::ostream& out, const SelectedDevice& selected, const Reducer& reducer,
+                 const Options& options);
+
+/// The pass plan for `length`, before anything runs (--verbose).
+void print_plan(std::ostream& out, const std::vector<Pass>& passes);
+
+/// Per pass: elements in -> out, work-groups x size, device time and GB/s; then the span,
+/// the host-observed time, the host reference and the verdict.
+void print_measurement(std::ostream& out, const Measurement& measurement);
+
+/// One JSON object with the same content as print_measurement.
+void print_json(std::ostream& out, const Measurement& measurement, const Reducer& reducer,
+                const Options& options);
+
+/// The sweep as an aligned table or as CSV, one row per length.
+void print_sweep(std::ostream& out, const std::vector<Measurement>& rows, Format format);
+
+} // namespace clreduce

@@ -1,0 +1,99 @@
+// One pass of clreduce's multi-pass reduction of 32-bit ints.
+//
+// Each work-group writes one partial result, so a pass shrinks `length` values to
+// get_num_groups(0) values; the host repeats passes until one value is left.
+//
+// The reduction itself is only declared here. Before building, the host appends the
+// definitions for the op chosen on the command line (sum or min), and, for the path the
+// device supports, the relay to the matching built-in. It also passes one of
+//   -D REDUCE_PATH_WORK_GROUP   work_group_reduce_<op> (OpenCL C 2.0, or 3.0 with the feature)
+//   -D REDUCE_PATH_SUB_GROUP    sub_group_reduce_<op>  (cl_khr_subgroups or __opencl_c_subgroups)
+// and, with neither, builds the textbook tree reduction in local memory.
+
+#if defined(REDUCE_PATH_SUB_GROUP) && defined(cl_khr_subgroups)
+#pragma OPENCL EXTENSION cl_khr_subgroups : enable
+#endif
+
+int identity(void);              // op(identity(), x) == x for every x
+int op(int a, int b);            // associative and commutative
+int work_group_reduce_op(int x); // defined only when REDUCE_PATH_WORK_GROUP is
+int sub_group_reduce_op(int x);  // defined only when REDUCE_PATH_SUB_GROUP is
+
+int4 op4(int4 a, int4 b) {
+    return (int4)(op(a.x, b.x), op(a.y, b.y), op(a.z, b.z), op(a.w, b.w));
+}
+
+// Each work-item first folds its share of the input in private memory: a grid-stride walk
+// over int4 vectors, so that neighbouring work-items read neighbouring 16-byte words (one
+// coalesced transaction per sub-group on GPUs). Every buffer the host passes starts at
+// CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least 16 bytes, so the int4 view is aligned; the
+// length % 4 trailing ints are taken by the first work-items (all by one if it is alone).
+int fold_private(global const int* in, ulong length) {
+    global const int4* in4 = (global const int4*)in;
+    const ulong vectors = length / 4;
+    const ulong stride = get_global_size(0);
+    const ulong first = get_global_id(0);
+
+    int4 folded = (int4)(identity());
+    ulong i = first;
+    // Two independent loads per iteration keep more memory requests in flight.
+    for (; i + stride < vectors; i += 2 * stride)
+        folded = op4(folded, op4(in4[i], in4[i + stride]));
+    if (i < vectors)
+        folded = op4(folded, in4[i]);
+
+    int value = op(op(folded.x, folded.y), op(folded.z, folded.w));
+    for (ulong tail = vectors * 4 + first; tail < length; tail += stride)
+        value = op(value, in[tail]);
+    return value;
+}
+
+#if defined(REDUCE_PATH_WORK_GROUP)
+
+int reduce_work_group(int value, local int* scratch) {
+    return work_group_reduce_op(value);
+}
+
+#elif defined(REDUCE_PATH_SUB_GROUP)
+
+// Sub-groups reduce in registers; their partials meet in local memory and the first
+// sub-group reduces those. Sub-groups need not be equal in size, nor fewer than its width.
+int reduce_work_group(int value, local int* scratch) {
+    const int partial = sub_group_reduce_op(value);
+    if (get_sub_group_local_id() == 0)
+        scratch[get_sub_group_id()] = partial;
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    int result = identity();
+    if (get_sub_group_id() == 0) {
+        for (uint i = get_sub_group_local_id(); i < get_num_sub_groups(); i += get_sub_group_size())
+            result = op(result, scratch[i]);
+        result = sub_group_reduce_op(result);
+    }
+    return result;
+}
+
+#else
+
+// The textbook tree: halve the active work-items each step. The host makes the work-group
+// size a power of two, and every work-item reaches every barrier (none returns early), which
+// also sidesteps drivers that mishandle barriers in partially active work-groups.
+int reduce_work_group(int value, local int* scratch) {
+    const size_t lid = get_local_id(0);
+    scratch[lid] = value;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (size_t active = get_local_size(0) / 2; active > 0; active /= 2) {
+        if (lid < active)
+            scratch[lid] = op(scratch[lid], scratch[lid + active]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return scratch[0];
+}
+
+#endif
+
+kernel void reduce(global const int* in, global int* out, ulong length, local int* scratch) {
+    const int partial = reduce_work_group(fold_private(in, length), scratch);
+    if (get_local_id(0) == 0)
+        out[get_group_id(0)] = partial;
+}

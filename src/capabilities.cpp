@@ -1,0 +1,196 @@
+#include "clreduce/capabilities.hpp"
+
+#include "clreduce/errors.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <sstream>
+
+namespace clreduce {
+namespace {
+
+constexpr Version opencl_c_2_0{2, 0};
+constexpr Version opencl_c_3_0{3, 0};
+constexpr std::string_view work_group_feature = "__opencl_c_work_group_collective_functions";
+constexpr std::string_view sub_group_feature = "__opencl_c_subgroups";
+constexpr std::string_view sub_group_extension = "cl_khr_subgroups";
+
+bool contains(const std::vector<std::string>& names, std::string_view name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+/// Before 3.0 a device names only its newest OpenCL C version and accepts every earlier one.
+std::vector<Version> versions_up_to(Version newest) {
+    std::vector<Version> versions;
+    for (const Version known : {Version{1, 0}, Version{1, 1}, Version{1, 2}, opencl_c_2_0})
+        if (!(newest < known))
+            versions.push_back(known);
+    return versions;
+}
+
+std::vector<Version> query_opencl_c_versions(const cl::Device& device, Version opencl) {
+    if (opencl < Version{1, 1}) // CL_DEVICE_OPENCL_C_VERSION arrived with 1.1
+        return {Version{1, 0}};
+    const auto newest = parse_version(device.getInfo<CL_DEVICE_OPENCL_C_VERSION>(), "OpenCL C ");
+    auto versions = versions_up_to(newest.value_or(Version{1, 0}));
+    if (!(opencl < opencl_c_3_0))
+        for (const cl_name_version& entry : device.getInfo<CL_DEVICE_OPENCL_C_ALL_VERSIONS>()) {
+            const Version version{static_cast<int>(CL_VERSION_MAJOR(entry.version)),
+                                  static_cast<int>(CL_VERSION_MINOR(entry.version))};
+            if (std::find(versions.begin(), versions.end(), version) == versions.end())
+                versions.push_back(version);
+        }
+    std::sort(versions.begin(), versions.end());
+    return versions;
+}
+
+std::string versions_text(const std::vector<Version>& versions) {
+    std::string text;
+    for (const auto version : versions)
+        text += (text.empty() ? "" : " ") + to_string(version);
+    return text;
+}
+
+bool accepts_opencl_c_2(const DeviceReport& report) {
+    return std::any_of(report.opencl_c.begin(), report.opencl_c.end(),
+                       [](Version version) { return version.major == 2; });
+}
+
+/// The OpenCL C version that declares a collective path's built-ins on this device.
+std::string language_standard(const DeviceReport& report, Path path) {
+    // A path the device does not report gets OpenCL C 2.0, the language these built-ins
+    // were written for: a compiler that has them at all is most likely to accept them there.
+    if (!reports_support(report, path))
+        return "CL2.0";
+    if (path == Path::work_group)
+        return accepts_opencl_c_2(report) ? "CL2.0" : "CL3.0";
+    // cl_khr_subgroups extends OpenCL C 2.0 and later: take the newest the device accepts.
+    return report.accepts(opencl_c_3_0) ? "CL3.0" : "CL2.0";
+}
+
+} // namespace
+
+bool operator==(Version a, Version b) {
+    return a.major == b.major && a.minor == b.minor;
+}
+bool operator<(Version a, Version b) {
+    return a.major != b.major ? a.major < b.major : a.minor < b.minor;
+}
+std::string to_string(Version version) {
+    return std::to_string(version.major) + "." + std::to_string(version.minor);
+}
+
+std::optional<Version> parse_version(std::string_view text, std::string_view prefix) {
+    if (text.substr(0, prefix.size()) != prefix)
+        return std::nullopt;
+    const char* const end = text.data() + text.size();
+    Version version;
+    const auto major = std::from_chars(text.data() + prefix.size(), end, version.major);
+    if (major.ec != std::errc{} || major.ptr == end || *major.ptr != '.')
+        return std::nullopt;
+    const auto minor = std::from_chars(major.ptr + 1, end, version.minor);
+    if (minor.ec != std::errc{} || (minor.ptr != end && *minor.ptr != ' '))
+        return std::nullopt;
+    return version;
+}
+
+std::vector<std::string> split_tokens(std::string_view text) {
+    std::vector<std::string> tokens;
+    std::istringstream stream{std::string(text)};
+    for (std::string token; stream >> token;)
+        tokens.push_back(token);
+    return tokens;
+}
+
+bool DeviceReport::has_extension(std::string_view name) const {
+    return contains(extensions, name);
+}
+bool DeviceReport::has_feature(std::string_view name) const {
+    return contains(features, name);
+}
+bool DeviceReport::accepts(Version version) const {
+    return std::find(opencl_c.begin(), opencl_c.end(), version) != opencl_c.end();
+}
+
+DeviceReport query_report(const cl::Device& device) {
+    DeviceReport report;
+    report.name = device.getInfo<CL_DEVICE_NAME>();
+    report.platform_name =
+        cl::Platform(device.getInfo<CL_DEVICE_PLATFORM>()).getInfo<CL_PLATFORM_NAME>();
+    report.version_text = device.getInfo<CL_DEVICE_VERSION>();
+    report.type = device.getInfo<CL_DEVICE_TYPE>();
+    // A device that garbles its version is treated as the oldest, which asks the least.
+    report.opencl = parse_version(report.version_text, "OpenCL ").value_or(Version{1, 0});
+    report.opencl_c = query_opencl_c_versions(device, report.opencl);
+    report.extensions = split_tokens(device.getInfo<CL_DEVICE_EXTENSIONS>());
+    if (!(report.opencl < Version{3, 0})) {
+        for (const cl_name_version& feature : device.getInfo<CL_DEVICE_OPENCL_C_FEATURES>())
+            report.features.emplace_back(feature.name);
+        report.work_group_collectives =
+            device.getInfo<CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT>() == CL_TRUE;
+    }
+    report.compute_units = device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
+    report.global_memory = device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
+    report.largest_buffer = device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+    report.local_memory = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+    report.max_work_item_size = device.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>().at(0);
+    return report;
+}
+
+bool reports_support(const DeviceReport& report, Path path) {
+    return missing_support(report, path).empty();
+}
+
+std::string missing_support(const DeviceReport& report, Path path) {
+    switch (path) {
+    case Path::work_group:
+        if (accepts_opencl_c_2(report) ||
+            (report.accepts(opencl_c_3_0) && report.work_group_collectives &&
+             report.has_feature(work_group_feature)))
+            return {};
+        return "it needs OpenCL C 2.0, or OpenCL C 3.0 with " + std::string(work_group_feature) +
+               ", and the device reports OpenCL C " + versions_text(report.opencl_c) +
+               (report.work_group_collectives ? "" : " without work-group collective functions");
+    case Path::sub_group:
+        if (report.has_extension(sub_group_extension) ||
+            (report.accepts(opencl_c_3_0) && report.has_feature(sub_group_feature)))
+            return {};
+        return "it needs " + std::string(sub_group_extension) + " or " +
+               std::string(sub_group_feature) + ", and the device reports neither";
+    case Path::tree:
+        break;
+    }
+    return {};
+}
+
+Path best_path(const DeviceReport& report) {
+    for (const Path path : {Path::work_group, Path::sub_group})
+        if (reports_support(report, path))
+            return path;
+    return Path::tree;
+}
+
+Path choose_path(const DeviceReport& report, std::optional<Path> requested, bool allow_unreported) {
+    if (!requested)
+        return best_path(report);
+    const auto missing = missing_support(report, *requested);
+    if (!missing.empty() && !allow_unreported)
+        throw Failure(ExitCode::unsupported, "device '" + report.name + "' does not report the " +
+                                                 name_of(*requested) + " path: " + missing +
+                                                 " (--allow-unreported builds it anyway)");
+    return *requested;
+}
+
+std::string build_options(const DeviceReport& report, Path path) {
+    switch (path) {
+    case Path::work_group:
+        return "-cl-std=" + language_standard(report, path) + " -D REDUCE_PATH_WORK_GROUP";
+    case Path::sub_group:
+        return "-cl-std=" + language_standard(report, path) + " -D REDUCE_PATH_SUB_GROUP";
+    case Path::tree:
+        break;
+    }
+    return {}; // the compiler's default OpenCL C has all that the tree needs
+}
+
+} // namespace clreduce

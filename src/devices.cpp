@@ -1,0 +1,122 @@
+#include "clreduce/devices.hpp"
+
+#include "clreduce/capabilities.hpp"
+#include "clreduce/errors.hpp"
+
+#include <ostream>
+
+namespace clreduce {
+namespace {
+
+std::string count_text(std::size_t count, const std::string& what) {
+    return std::to_string(count) + " " + what + (count == 1 ? "" : "s");
+}
+
+std::string device_kind(cl_device_type type) {
+    return type == CL_DEVICE_TYPE_ALL ? "device" : type_name(type) + " device";
+}
+
+void list_device(std::ostream& out, std::size_t platform_index, std::size_t device_index,
+                 const cl::Device& device) {
+    const auto report = query_report(device);
+    out << "  -p " << platform_index << " -d " << device_index << "  " << type_name(report.type)
+        << "  " << report.name << '\n';
+    out << "      " << report.version_text << "; OpenCL C";
+    for (const auto version : report.opencl_c)
+        out << ' ' << to_string(version);
+    out << '\n';
+    const auto path = best_path(report);
+    out << "      reduction path: " << name_of(path);
+    // best_path takes the first path reported, so every one before it is missing something.
+    for (const Path better : {Path::work_group, Path::sub_group}) {
+        if (better == path)
+            break;
+        out << "; no " << name_of(better) << ": " << missing_support(report, better);
+    }
+    out << '\n';
+}
+
+} // namespace
+
+std::vector<cl::Platform> all_platforms() {
+    std::vector<cl::Platform> platforms;
+    try {
+        cl::Platform::get(&platforms);
+    } catch (const cl::Error& error) {
+        if (error.err() != CL_PLATFORM_NOT_FOUND_KHR)
+            throw;
+    }
+    if (platforms.empty())
+        throw Failure(ExitCode::no_device,
+                      "no OpenCL platform found: no driver (ICD) is installed or registered");
+    return platforms;
+}
+
+std::vector<cl::Device> devices_of(const cl::Platform& platform, cl_device_type type) {
+    std::vector<cl::Device> devices;
+    try {
+        platform.getDevices(type, &devices);
+    } catch (const cl::Error& error) {
+        if (error.err() != CL_DEVICE_NOT_FOUND)
+            throw;
+    }
+    return devices;
+}
+
+SelectedDevice select_device(const DeviceTriplet& triplet) {
+    const auto platforms = all_platforms();
+    const auto kind = device_kind(triplet.type);
+    if (triplet.platform) {
+        const auto platform_index = *triplet.platform;
+        if (platform_index >= platforms.size())
+            throw Failure(ExitCode::no_device, "platform index " + std::to_string(platform_index) +
+                                                   " is past the end: there " +
+                                                   (platforms.size() == 1 ? "is " : "are ") +
+                                                   count_text(platforms.size(), "platform") +
+                                                   " (--list shows them)");
+        const auto devices = devices_of(platforms[platform_index], triplet.type);
+        if (triplet.device >= devices.size())
+            throw Failure(ExitCode::no_device,
+                          "device index " + std::to_string(triplet.device) +
+                              " is past the end: platform " + std::to_string(platform_index) +
+                              " has " + count_text(devices.size(), kind) + " (--list shows them)");
+        return {devices[triplet.device], platform_index, triplet.device};
+    }
+    for (std::size_t platform_index = 0; platform_index < platforms.size(); ++platform_index) {
+        const auto devices = devices_of(platforms[platform_index], triplet.type);
+        if (triplet.device < devices.size())
+            return {devices[triplet.device], platform_index, triplet.device};
+    }
+    throw Failure(ExitCode::no_device,
+                  "no platform has " +
+                      (triplet.device == 0 ? "a " + kind : count_text(triplet.device + 1, kind)) +
+                      " (--list shows every device)");
+}
+
+std::string type_name(cl_device_type type) {
+    if (type == CL_DEVICE_TYPE_ALL)
+        return "all";
+    if (type & CL_DEVICE_TYPE_GPU)
+        return "gpu";
+    if (type & CL_DEVICE_TYPE_CPU)
+        return "cpu";
+    if (type & CL_DEVICE_TYPE_ACCELERATOR)
+        return "acc";
+    if (type & CL_DEVICE_TYPE_CUSTOM)
+        return "cus";
+    return "def";
+}
+
+void list_devices(std::ostream& out) {
+    const auto platforms = all_platforms();
+    for (std::size_t platform_index = 0; platform_index < platforms.size(); ++platform_index) {
+        const auto& platform = platforms[platform_index];
+        out << "Platform " << platform_index << ": " << platform.getInfo<CL_PLATFORM_NAME>() << " ("
+            << platform.getInfo<CL_PLATFORM_VERSION>() << ")\n";
+        const auto devices = devices_of(platform, CL_DEVICE_TYPE_ALL);
+        for (std::size_t device_index = 0; device_index < devices.size(); ++device_index)
+            list_device(out, platform_index, device_index, devices[device_index]);
+    }
+}
+
+} // namespace clreduce

@@ -1,0 +1,50 @@
+// clreduce: reduce a random int32 array on an OpenCL device with the best kernel the device
+// supports, report every pass's device time, and check the result against the host.
+//
+// The flow, as the README tells it: parse the command line, select the device by its
+// triplet, read its capabilities, choose the reduction path, complete and build the kernel,
+// then run the multi-pass reduction on a profiling queue and validate it.
+
+#include "clreduce/capabilities.hpp"
+#include "clreduce/devices.hpp"
+#include "clreduce/errors.hpp"
+#include "clreduce/options.hpp"
+#include "clreduce/reducer.hpp"
+#include "clreduce/run.hpp"
+#include "clreduce/source.hpp"
+
+#include <iostream>
+#include <optional>
+
+using namespace clreduce;
+
+int main(int argc, char* argv[]) {
+    return exit_code_of(
+        [&] {
+            const auto options = parse_options(argc, argv);
+            if (!options) // --help or --version
+                return ExitCode::success;
+            if (options->mode == Mode::list) {
+                list_devices(std::cout);
+                return ExitCode::success;
+            }
+
+            const auto selected = select_device(options->triplet);
+            const auto report = query_report(selected.device);
+            const auto path = choose_path(report, options->path, options->allow_unreported);
+            const auto kernel_dirs = kernel_folders(options->kernel_dir);
+            const DeviceQueue device_queue(selected.device);
+            Reducer reducer(device_queue, report, options->op, path,
+                            read_kernel_file("reduce.cl", kernel_dirs), options->factor,
+                            options->work_group_size_limit);
+
+            std::optional<StreamRead> ceiling;
+            if (options->benchmark)
+                ceiling.emplace(device_queue, read_kernel_file("stream_read.cl", kernel_dirs));
+            if (options->mode == Mode::sweep)
+                return run_sweep(reducer, selected, *options, *ceiling, std::cout);
+            return run_reduction(reducer, selected, *options, ceiling ? &*ceiling : nullptr,
+                                 std::cout);
+        },
+        std::cerr);
+}

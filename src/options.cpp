@@ -1,0 +1,209 @@
+#include "clreduce/options.hpp"
+
+#include "clreduce/errors.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <limits>
+#include <tclap/CmdLine.h>
+#include <utility>
+#include <vector>
+
+namespace clreduce {
+namespace {
+
+[[noreturn]] void usage_error(const std::string& message) {
+    throw Failure(ExitCode::usage, message + " (see --help)");
+}
+
+/// A decimal number or 2^N, with nothing around it: no sign, no space, no suffix.
+std::uint64_t parse_unsigned(const std::string& text, const std::string& what) {
+    const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+    const auto caret = text.find('^');
+    const std::string digits = caret == std::string::npos ? text : text.substr(caret + 1);
+    const bool well_formed = !digits.empty() &&
+                             std::all_of(digits.begin(), digits.end(), is_digit) &&
+                             (caret == std::string::npos || text.substr(0, caret) == "2");
+    if (!well_formed)
+        usage_error(what + " '" + text + "' is not a non-negative integer (or 2^N)");
+
+    std::uint64_t value = 0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    const int max_exponent = std::numeric_limits<std::uint64_t>::digits - 1;
+    if (error == std::errc::result_out_of_range ||
+        (caret != std::string::npos && value > static_cast<std::uint64_t>(max_exponent)))
+        usage_error(what + " " + text + " is out of range (at most " +
+                    std::to_string(std::numeric_limits<std::uint64_t>::max()) + ")");
+    return caret == std::string::npos ? value : std::uint64_t{1} << value;
+}
+
+std::size_t parse_index(const std::string& text, const std::string& what) {
+    const auto value = parse_unsigned(text, what);
+    if (value > std::numeric_limits<std::size_t>::max())
+        usage_error(what + " " + text + " is out of range");
+    return static_cast<std::size_t>(value);
+}
+
+template <typename Choice>
+Choice choose(const std::string& name, const std::vector<std::pair<std::string, Choice>>& choices,
+              const std::string& what) {
+    for (const auto& [choice_name, choice] : choices)
+        if (choice_name == name)
+            return choice;
+    usage_error("unknown " + what + " '" + name + "'");
+}
+
+std::vector<std::string> names_of(const std::vector<std::pair<std::string, cl_device_type>>& list) {
+    std::vector<std::string> names;
+    for (const auto& entry : list)
+        names.push_back(entry.first);
+    return names;
+}
+
+const std::vector<std::pair<std::string, cl_device_type>> device_types = {
+    {"all", CL_DEVICE_TYPE_ALL},    {"cpu", CL_DEVICE_TYPE_CPU},
+    {"gpu", CL_DEVICE_TYPE_GPU},    {"acc", CL_DEVICE_TYPE_ACCELERATOR},
+    {"cus", CL_DEVICE_TYPE_CUSTOM}, {"def", CL_DEVICE_TYPE_DEFAULT},
+};
+
+const std::vector<std::pair<std::string, std::optional<Path>>> strategies = {
+    {"auto", std::nullopt},
+    {"work-group", Path::work_group},
+    {"sub-group", Path::sub_group},
+    {"tree", Path::tree},
+};
+
+/// Pairs of flags that contradict each other, checked after parsing.
+void refuse_conflicts(const std::vector<std::pair<const TCLAP::Arg*, const TCLAP::Arg*>>& pairs) {
+    for (const auto& [first, second] : pairs)
+        if (first->isSet() && second->isSet())
+            usage_error("--" + first->getName() + " and --" + second->getName() +
+                        " cannot be used together");
+}
+
+} // namespace
+
+std::uint64_t parse_count(const std::string& text, const std::string& what) {
+    const auto value = parse_unsigned(text, what);
+    if (value == 0)
+        usage_error(what + " must be at least 1");
+    return value;
+}
+
+cl_device_type parse_device_type(const std::string& name) {
+    return choose(name, device_types, "device type");
+}
+
+std::optional<Options> parse_options(int argc, const char* const* argv) {
+    TCLAP::CmdLine cmd("Reduces a random int32 array on an OpenCL device, reporting every "
+                       "pass's device time.",
+                       ' ', CLREDUCE_VERSION);
+    cmd.setExceptionHandling(false);
+
+    // TCLAP lists arguments in reverse order of creation; create them bottom-up.
+    TCLAP::ValueArg<std::string> kernel_dir("", "kernels", "Folder holding reduce.cl", false, "",
+                                            "folder", cmd);
+    TCLAP::SwitchArg csv("", "csv", "With --sweep: print CSV instead of a table", cmd);
+    TCLAP::SwitchArg json("", "json", "Print one JSON object instead of text", cmd);
+    TCLAP::SwitchArg sweep("", "sweep", "Benchmark lengths 2^10 ... --length (default 2^28)", cmd);
+    TCLAP::ValueArg<std::string> iterations("i", "iterations",
+                                            "Timed runs after one warm-up; reports min and median",
+                                            false, "1", "count", cmd);
+    TCLAP::ValueArg<std::string> work_group_size("w", "work-group-size",
+                                                 "Largest work-group size to use (a power of two)",
+                                                 false, "", "count", cmd);
+    std::vector<std::string> factor_names{"device", "textbook"};
+    TCLAP::ValuesConstraint<std::string> factor_constraint(factor_names);
+    TCLAP::ValueArg<std::string> factor("f", "factor",
+                                        "Per-pass shrink factor: device (tuned) or textbook "
+                                        "(2 x work-group size)",
+                                        false, "device", &factor_constraint, cmd);
+    TCLAP::SwitchArg allow_unreported(
+        "", "allow-unreported",
+        "Build the --strategy given even if the device does not report support for it", cmd);
+    std::vector<std::string> strategy_names{"auto", "work-group", "sub-group", "tree"};
+    TCLAP::ValuesConstraint<std::string> strategy_constraint(strategy_names);
+    TCLAP::ValueArg<std::string> strategy("", "strategy", "How work-groups combine values", false,
+                                          "auto", &strategy_constraint, cmd);
+    TCLAP::SwitchArg list("", "list", "List every platform and device, then exit", cmd);
+    TCLAP::ValueArg<std::string> seed("s", "seed", "Seed of the random input", false, "1", "number",
+                                      cmd);
+    TCLAP::SwitchArg quiet("q", "quiet", "Print only the result", cmd);
+    TCLAP::SwitchArg verbose("v", "verbose", "Also print capabilities, build options, plan", cmd);
+    auto type_names = names_of(device_types);
+    TCLAP::ValuesConstraint<std::string> type_constraint(type_names);
+    TCLAP::ValueArg<std::string> type("t", "type", "Device type", false, "all", &type_constraint,
+                                      cmd);
+    TCLAP::ValueArg<std::string> device("d", "device", "Device index within the platform", false,
+                                        "0", "index", cmd);
+    TCLAP::ValueArg<std::string> platform(
+        "p", "platform", "Platform index (default: the first with a device of --type)", false, "",
+        "index", cmd);
+    TCLAP::ValueArg<std::string> length("l", "length", "Number of int32 values (or 2^N)", false,
+                                        "1048576", "count", cmd);
+    std::vector<std::string> op_names{"sum", "min"};
+    TCLAP::ValuesConstraint<std::string> op_constraint(op_names);
+    TCLAP::ValueArg<std::string> op("o", "op", "Reduction: sum (wraps around) or min", false, "sum",
+                                    &op_constraint, cmd);
+
+    try {
+        cmd.parse(argc, argv);
+    } catch (const TCLAP::ExitException&) {
+        return std::nullopt; // --help or --version, already printed
+    } catch (const TCLAP::ArgException& error) {
+        const auto id = error.argId();
+        usage_error(error.error() + (id == "undefined" ? "" : " (" + id + ")"));
+    }
+
+    refuse_conflicts({{&verbose, &quiet},
+                      {&list, &sweep},
+                      {&json, &csv},
+                      {&json, &sweep},
+                      {&quiet, &json},
+                      {&quiet, &csv},
+                      {&quiet, &sweep}});
+    if (csv.isSet() && !sweep.isSet())
+        usage_error("--csv needs --sweep");
+    if (allow_unreported.isSet() && strategy.getValue() == "auto")
+        usage_error("--allow-unreported needs an explicit --strategy");
+
+    Options options;
+    options.mode = list.isSet() ? Mode::list : sweep.isSet() ? Mode::sweep : Mode::reduce;
+    options.op = op.getValue() == "sum" ? Op::sum : Op::min;
+    options.length_given = length.isSet();
+    options.length = sweep.isSet() && !length.isSet() ? std::uint64_t{1} << 28
+                                                      : parse_count(length.getValue(), "--length");
+    if (platform.isSet())
+        options.triplet.platform = parse_index(platform.getValue(), "--platform");
+    options.triplet.device = parse_index(device.getValue(), "--device");
+    options.triplet.type = parse_device_type(type.getValue());
+    options.path = choose(strategy.getValue(), strategies, "strategy");
+    options.allow_unreported = allow_unreported.isSet();
+    options.factor = factor.getValue() == "device" ? Factor::device : Factor::textbook;
+    if (work_group_size.isSet()) {
+        const auto limit = parse_index(work_group_size.getValue(), "--work-group-size");
+        if (limit == 0 || (limit & (limit - 1)) != 0)
+            usage_error("--work-group-size " + work_group_size.getValue() +
+                        " is not a power of two");
+        options.work_group_size_limit = limit;
+    }
+    options.seed = parse_unsigned(seed.getValue(), "--seed");
+    constexpr std::uint64_t most_iterations = 1000000;
+    const auto runs = parse_count(iterations.getValue(), "--iterations");
+    if (runs > most_iterations)
+        usage_error("--iterations " + iterations.getValue() + " is out of range (at most " +
+                    std::to_string(most_iterations) + ")");
+    constexpr unsigned sweep_iterations = 10;
+    options.iterations =
+        sweep.isSet() && !iterations.isSet() ? sweep_iterations : static_cast<unsigned>(runs);
+    options.benchmark = iterations.isSet() || sweep.isSet();
+    options.format = json.isSet() ? Format::json : csv.isSet() ? Format::csv : Format::text;
+    options.verbosity = quiet.isSet()     ? Verbosity::quiet
+                        : verbose.isSet() ? Verbosity::verbose
+                                          : Verbosity::normal;
+    options.kernel_dir = kernel_dir.getValue();
+    return options;
+}
+
+} // namespace clreduce

@@ -1,0 +1,62 @@
+#include "clreduce/plan.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace clreduce {
+namespace {
+
+/// Enough work-groups per compute unit to hide memory latency and even out the tail.
+constexpr std::size_t work_groups_per_compute_unit = 8;
+
+/// Two int4 loads per work-item before the work-group step is worth its barriers.
+constexpr std::uint64_t device_values_per_work_item = 8;
+
+std::size_t floor_power_of_two(std::uint64_t value) {
+    std::size_t power = 1;
+    while (power <= value / 2)
+        power *= 2;
+    return power;
+}
+
+} // namespace
+
+std::size_t choose_work_group_size(std::size_t kernel_limit, std::size_t work_item_limit,
+                                   std::uint64_t local_memory_free, std::size_t user_limit) {
+    std::uint64_t limit = std::min<std::uint64_t>(kernel_limit, work_item_limit);
+    limit = std::min<std::uint64_t>(limit, local_memory_free / sizeof(int));
+    if (user_limit != 0)
+        limit = std::min<std::uint64_t>(limit, user_limit);
+    return floor_power_of_two(std::max<std::uint64_t>(limit, 1));
+}
+
+PassShape pass_shape(Factor factor, std::size_t work_group_size, unsigned compute_units) {
+    if (factor == Factor::textbook)
+        return {work_group_size, 2, 0};
+    return {work_group_size, device_values_per_work_item,
+            std::max<std::size_t>(compute_units, 1) * work_groups_per_compute_unit};
+}
+
+std::vector<Pass> plan_passes(std::uint64_t length, const PassShape& shape) {
+    const std::uint64_t per_work_group = shape.values_per_work_group();
+    const std::uint64_t most = shape.max_work_groups == 0 ? std::numeric_limits<std::size_t>::max()
+                                                          : shape.max_work_groups;
+    std::vector<Pass> passes;
+    std::uint64_t remaining = length;
+    do {
+        const std::uint64_t needed =
+            remaining / per_work_group + (remaining % per_work_group != 0 ? 1 : 0);
+        const auto work_groups =
+            static_cast<std::size_t>(std::clamp<std::uint64_t>(needed, 1, most));
+        passes.push_back({remaining, work_groups, shape.work_group_size});
+        remaining = work_groups;
+    } while (remaining > 1);
+    return passes;
+}
+
+std::uint64_t temporary_values(const std::vector<Pass>& passes) {
+    // Outputs only shrink, so each temporary's largest use is its first.
+    return passes.front().out() + (passes.size() > 1 ? passes[1].out() : 0);
+}
+
+} // namespace clreduce

@@ -1,0 +1,91 @@
+#include "clreduce/run.hpp"
+
+#include "clreduce/reference.hpp"
+#include "clreduce/report.hpp"
+
+#include <ostream>
+#include <unistd.h>
+
+namespace clreduce {
+namespace {
+
+/// Refuses, before allocating, an input larger than the device or the host can hold.
+std::vector<cl_int> make_input(const Reducer& reducer, std::uint64_t length, std::uint64_t seed) {
+    reducer.check_fits(length);
+    const auto host_memory = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
+                             static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+    if (length > host_memory / sizeof(cl_int))
+        throw Failure(ExitCode::unsupported, "length " + std::to_string(length) +
+                                                 " does not fit in this host's memory (" +
+                                                 std::to_string(host_memory) + " bytes)");
+    return random_values(length, seed);
+}
+
+void refuse_wrong_result(const Measurement& measurement) {
+    for (const auto& run : measurement.runs)
+        if (run.value != measurement.expected)
+            throw Failure(ExitCode::wrong_result,
+                          "wrong result for length " + std::to_string(measurement.length) +
+                              ": the device gave " + std::to_string(run.value) +
+                              ", the host reference is " + std::to_string(measurement.expected));
+}
+
+Repeats repeats_of(const Options& options) {
+    return {options.iterations, options.benchmark};
+}
+
+} // namespace
+
+std::vector<std::uint64_t> sweep_lengths(std::uint64_t largest) {
+    std::vector<std::uint64_t> lengths;
+    for (std::uint64_t length = 1024; length <= largest; length *= 2) {
+        lengths.push_back(length);
+        if (length > largest / 2)
+            break;
+    }
+    if (lengths.empty() || lengths.back() != largest)
+        lengths.push_back(largest);
+    return lengths;
+}
+
+ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const Options& options,
+                       StreamRead* ceiling, std::ostream& out) {
+    const bool text = options.format == Format::text && options.verbosity != Verbosity::quiet;
+    if (text)
+        print_setup(out, selected, reducer, options);
+    if (options.verbosity == Verbosity::verbose)
+        print_plan(out, reducer.plan(options.length));
+
+    const auto values = make_input(reducer, options.length, options.seed);
+    const auto input = upload(reducer.device_queue(), values);
+    const auto measurement =
+        measure(reducer, input, values, options.length, repeats_of(options), ceiling);
+
+    if (options.format == Format::json)
+        print_json(out, measurement, reducer, options);
+    else if (options.verbosity == Verbosity::quiet)
+        out << measurement.runs.front().value << '\n';
+    else
+        print_measurement(out, measurement);
+    out.flush();
+    refuse_wrong_result(measurement);
+    return ExitCode::success;
+}
+
+ExitCode run_sweep(Reducer& reducer, const SelectedDevice& selected, const Options& options,
+                   StreamRead& ceiling, std::ostream& out) {
+    if (options.format == Format::text)
+        print_setup(out, selected, reducer, options);
+    const auto values = make_input(reducer, options.length, options.seed);
+    const auto input = upload(reducer.device_queue(), values);
+    std::vector<Measurement> rows;
+    for (const auto length : sweep_lengths(options.length))
+        rows.push_back(measure(reducer, input, values, length, repeats_of(options), &ceiling));
+    print_sweep(out, rows, options.format);
+    out.flush();
+    for (const auto& row : rows)
+        refuse_wrong_result(row);
+    return ExitCode::success;
+}
+
+} // namespace clreduce
