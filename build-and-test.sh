@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Sets up (distribution packages), builds, and runs every test: unit, device (on every OpenCL
+# device found), CLI and Oclgrind; then again the unit, device and CLI tests with the host
+# code built under AddressSanitizer and UndefinedBehaviorSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")"
+cmake/install-deps.sh
+jobs=$(nproc)
+export CLREDUCE_REQUIRE_DEVICE=1 # a machine with no OpenCL device fails instead of skipping
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j "$jobs"
+ctest --test-dir build --output-on-failure -j "$jobs"
+
+# Oclgrind preloads its runtime, which ASan refuses, so its tests run in the plain build only.
+cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DCLREDUCE_SANITIZE=ON
+cmake --build build-sanitize -j "$jobs"
+ctest --test-dir build-sanitize --output-on-failure -j "$jobs" -LE oclgrind

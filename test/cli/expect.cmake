@@ -1,0 +1,45 @@
+# Runs one command line and checks how it ended; a CLI test is one call of this script.
+#
+#   -D COMMAND=...        the command and its arguments, separated by "^^"
+#   -D ENVIRONMENT=...    optional NAME=VALUE settings, separated by "^^"
+#   -D EXIT=n             the exit code expected
+#   -D STDOUT=regex       optional: stdout must match
+#   -D STDERR=regex       optional: stderr must match
+#   -D ONE_ERROR_LINE=ON  stderr must hold exactly one "clreduce: error: " line
+#   -D QUIET_STDERR=ON    stderr must be empty (Oclgrind prints its findings there)
+
+string(REPLACE "^^" ";" command "${COMMAND}")
+string(REPLACE "^^" ";" environment "${ENVIRONMENT}")
+execute_process(
+  COMMAND ${CMAKE_COMMAND} -E env ${environment} ${command}
+  RESULT_VARIABLE exit_code
+  OUTPUT_VARIABLE out
+  ERROR_VARIABLE err
+  TIMEOUT 600)
+
+set(problems "")
+if(NOT exit_code STREQUAL EXIT)
+  string(APPEND problems "exit code ${exit_code}, expected ${EXIT}\n")
+endif()
+if(DEFINED STDOUT AND NOT out MATCHES "${STDOUT}")
+  string(APPEND problems "stdout does not match '${STDOUT}'\n")
+endif()
+if(DEFINED STDERR AND NOT err MATCHES "${STDERR}")
+  string(APPEND problems "stderr does not match '${STDERR}'\n")
+endif()
+if(ONE_ERROR_LINE)
+  string(REPLACE ";" "," err_without_list_separators "${err}")
+  string(REGEX MATCHALL "(^|\n)clreduce: error: [^\n]+" error_lines
+         "${err_without_list_separators}")
+  list(LENGTH error_lines count)
+  if(NOT count EQUAL 1)
+    string(APPEND problems "stderr holds ${count} 'clreduce: error:' lines, expected one\n")
+  endif()
+endif()
+if(QUIET_STDERR AND NOT err STREQUAL "")
+  string(APPEND problems "stderr is not empty\n")
+endif()
+
+if(problems)
+  message(FATAL_ERROR "${problems}--- command: ${command}\n--- stdout:\n${out}--- stderr:\n${err}")
+endif()

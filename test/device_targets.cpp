@@ -1,0 +1,81 @@
+#include "device_targets.hpp"
+
+#include "clreduce/devices.hpp"
+#include "clreduce/errors.hpp"
+#include "clreduce/source.hpp"
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+
+using namespace clreduce;
+
+namespace {
+
+std::vector<Path> unreported_paths_requested() {
+    const char* names = std::getenv("CLREDUCE_TEST_UNREPORTED");
+    std::vector<Path> paths;
+    if (names == nullptr)
+        return paths;
+    const std::string list = names;
+    for (const Path path : {Path::work_group, Path::sub_group})
+        if (list.find(name_of(path)) != std::string::npos)
+            paths.push_back(path);
+    return paths;
+}
+
+std::vector<DeviceUnderTest> find_devices() {
+    std::vector<DeviceUnderTest> found;
+    std::vector<cl::Platform> platforms;
+    try {
+        platforms = all_platforms();
+    } catch (const Failure&) {
+    }
+    for (const auto& platform : platforms)
+        for (const auto& device : devices_of(platform, CL_DEVICE_TYPE_ALL)) {
+            DeviceUnderTest target{DeviceQueue(device), query_report(device), {}};
+            for (const Path path : {Path::work_group, Path::sub_group, Path::tree})
+                if (reports_support(target.report, path))
+                    target.paths.push_back(path);
+            for (const Path path : unreported_paths_requested())
+                if (!reports_support(target.report, path))
+                    target.paths.push_back(path);
+            found.push_back(std::move(target));
+        }
+    return found;
+}
+
+} // namespace
+
+std::vector<DeviceUnderTest>& devices_under_test() {
+    static std::vector<DeviceUnderTest> devices = find_devices();
+    if (devices.empty()) {
+        if (std::getenv("CLREDUCE_REQUIRE_DEVICE") != nullptr)
+            FAIL("no OpenCL device found, and CLREDUCE_REQUIRE_DEVICE is set");
+        WARN("SKIPPED: no OpenCL device found; device tests ran on nothing");
+    }
+    return devices;
+}
+
+const std::string& reduce_kernel_text() {
+    static const std::string text = read_kernel_file("reduce.cl", {CLREDUCE_TEST_KERNEL_DIR});
+    return text;
+}
+
+std::unique_ptr<Reducer> make_reducer(const DeviceUnderTest& target, Op op, Path path,
+                                      Factor factor, std::size_t work_group_size_limit) {
+    try {
+        return std::make_unique<Reducer>(target.queue, target.report, op, path,
+                                         reduce_kernel_text(), factor, work_group_size_limit);
+    } catch (const Failure& failure) {
+        if (reports_support(target.report, path))
+            throw;
+        WARN("SKIPPED: unreported " << name_of(path) << " path does not build on '"
+                                    << target.report.name << "': " << failure.what());
+        return nullptr;
+    }
+}
+
+std::string describe(const DeviceUnderTest& target, Path path, Op op) {
+    return "device '" + target.report.name + "' (" + target.report.platform_name + "), " +
+           name_of(path) + " path, " + name_of(op);
+}

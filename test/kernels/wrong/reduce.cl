@@ -1,0 +1,9 @@
+// A kernel that builds and runs but computes nonsense, as a driver with a broken barrier
+// might: clreduce must say the result is wrong and exit 1, never print it as a success.
+int identity(void);
+int op(int a, int b);
+
+kernel void reduce(global const int* in, global int* out, ulong length, local int* scratch) {
+    if (get_local_id(0) == 0)
+        out[get_group_id(0)] = op(identity(), 12345);
+}

@@ -1,0 +1,120 @@
+#include "clreduce/capabilities.hpp"
+#include "clreduce/errors.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace clreduce;
+
+namespace {
+
+/// A device as PoCL 3.1 on the CI machine reports itself: OpenCL C 1.2 and 3.0, nothing more.
+DeviceReport plain_opencl_3() {
+    DeviceReport report;
+    report.name = "plain";
+    report.opencl = {3, 0};
+    report.opencl_c = {{1, 0}, {1, 1}, {1, 2}, {3, 0}};
+    report.extensions = {"cl_khr_fp64", "cl_khr_int64_base_atomics"};
+    report.features = {"__opencl_c_int64", "__opencl_c_fp64"};
+    return report;
+}
+
+} // namespace
+
+TEST_CASE("versions are read as the spec lays them out, not by substring", "[capabilities]") {
+    const auto version = parse_version("OpenCL 3.0 CUDA 12.2.140", "OpenCL ");
+    REQUIRE(version);
+    CHECK(*version == Version{3, 0});
+    CHECK(parse_version("OpenCL C 1.2 PoCL", "OpenCL C ") == std::optional<Version>(Version{1, 2}));
+    CHECK(parse_version("OpenCL 2.1", "OpenCL ") == std::optional<Version>(Version{2, 1}));
+    CHECK(parse_version("OpenCL 12.10 x", "OpenCL ") == std::optional<Version>(Version{12, 10}));
+    // A driver version that merely contains "2." is no OpenCL 2.x.
+    CHECK_FALSE(parse_version("Driver 12.2.0", "OpenCL "));
+    CHECK_FALSE(parse_version("OpenCL C 2.0", "OpenCL "));
+    CHECK_FALSE(parse_version("OpenCL 3", "OpenCL "));
+    CHECK_FALSE(parse_version("OpenCL 3.x", "OpenCL "));
+    CHECK_FALSE(parse_version("OpenCL 3.0beta", "OpenCL "));
+    CHECK_FALSE(parse_version("", "OpenCL "));
+}
+
+TEST_CASE("versions order by major, then minor", "[capabilities]") {
+    CHECK(Version{1, 2} < Version{2, 0});
+    CHECK(Version{2, 0} < Version{2, 1});
+    CHECK_FALSE(Version{3, 0} < Version{2, 9});
+    CHECK(to_string(Version{3, 0}) == "3.0");
+}
+
+TEST_CASE("extensions are whole tokens, not prefixes", "[capabilities]") {
+    DeviceReport report;
+    report.extensions = split_tokens("  cl_khr_subgroups_extended   cl_khr_fp64 ");
+    CHECK(report.extensions.size() == 2);
+    CHECK(report.has_extension("cl_khr_fp64"));
+    CHECK_FALSE(report.has_extension("cl_khr_subgroups"));
+    CHECK_FALSE(report.has_extension("cl_khr"));
+}
+
+TEST_CASE("the tree is the only path of a device that reports no collectives", "[capabilities]") {
+    const auto report = plain_opencl_3();
+    CHECK(reports_support(report, Path::tree));
+    CHECK_FALSE(reports_support(report, Path::work_group));
+    CHECK_FALSE(reports_support(report, Path::sub_group));
+    CHECK(best_path(report) == Path::tree);
+    CHECK(build_options(report, Path::tree).empty());
+    CHECK_THAT(missing_support(report, Path::work_group),
+               Catch::Contains("OpenCL C 1.0 1.1 1.2 3.0"));
+}
+
+TEST_CASE("work-group reduce comes with OpenCL C 2.x", "[capabilities]") {
+    DeviceReport report;
+    report.opencl = {2, 1};
+    report.opencl_c = {{1, 0}, {1, 1}, {1, 2}, {2, 0}};
+    CHECK(best_path(report) == Path::work_group);
+    CHECK(build_options(report, Path::work_group) == "-cl-std=CL2.0 -D REDUCE_PATH_WORK_GROUP");
+}
+
+TEST_CASE("OpenCL C 3.0 needs both the query and the feature for work-group reduce",
+          "[capabilities]") {
+    auto report = plain_opencl_3();
+    report.work_group_collectives = true;
+    CHECK_FALSE(reports_support(report, Path::work_group));
+    report.features.push_back("__opencl_c_work_group_collective_functions");
+    CHECK(reports_support(report, Path::work_group));
+    CHECK(build_options(report, Path::work_group) == "-cl-std=CL3.0 -D REDUCE_PATH_WORK_GROUP");
+    report.work_group_collectives = false;
+    CHECK_FALSE(reports_support(report, Path::work_group));
+}
+
+TEST_CASE("sub-group reduce comes with cl_khr_subgroups or __opencl_c_subgroups",
+          "[capabilities]") {
+    auto with_extension = plain_opencl_3(); // PoCL 5 on the GPU machine
+    with_extension.extensions.push_back("cl_khr_subgroups");
+    CHECK(best_path(with_extension) == Path::sub_group);
+    CHECK(build_options(with_extension, Path::sub_group) ==
+          "-cl-std=CL3.0 -D REDUCE_PATH_SUB_GROUP");
+
+    auto with_feature = plain_opencl_3();
+    with_feature.features.push_back("__opencl_c_subgroups");
+    CHECK(best_path(with_feature) == Path::sub_group);
+
+    DeviceReport opencl_2; // an OpenCL 2.x device with the extension
+    opencl_2.opencl_c = {{1, 2}, {2, 0}};
+    opencl_2.extensions = {"cl_khr_subgroups"};
+    CHECK(build_options(opencl_2, Path::sub_group) == "-cl-std=CL2.0 -D REDUCE_PATH_SUB_GROUP");
+    CHECK(best_path(opencl_2) == Path::work_group);
+}
+
+TEST_CASE("an unreported path is refused unless the user allows it", "[capabilities]") {
+    const auto report = plain_opencl_3();
+    CHECK(choose_path(report, std::nullopt, false) == Path::tree);
+    CHECK(choose_path(report, Path::tree, false) == Path::tree);
+    try {
+        choose_path(report, Path::work_group, false);
+        FAIL("an unreported path was accepted");
+    } catch (const Failure& failure) {
+        CHECK(failure.code() == ExitCode::unsupported);
+        CHECK_THAT(failure.what(), Catch::Contains("--allow-unreported"));
+    }
+    CHECK(choose_path(report, Path::work_group, true) == Path::work_group);
+    // Unreported paths are built as OpenCL C 2.0, the language the built-ins came with.
+    CHECK(build_options(report, Path::work_group) == "-cl-std=CL2.0 -D REDUCE_PATH_WORK_GROUP");
+    CHECK(build_options(report, Path::sub_group) == "-cl-std=CL2.0 -D REDUCE_PATH_SUB_GROUP");
+}

@@ -1,0 +1,44 @@
+#include "clreduce/errors.hpp"
+
+#include <catch2/catch.hpp>
+#include <sstream>
+
+using namespace clreduce;
+
+TEST_CASE("OpenCL error codes are named", "[errors]") {
+    CHECK(cl_error_name(CL_SUCCESS) == "CL_SUCCESS");
+    CHECK(cl_error_name(CL_INVALID_WORK_GROUP_SIZE) == "CL_INVALID_WORK_GROUP_SIZE");
+    CHECK(cl_error_name(CL_PLATFORM_NOT_FOUND_KHR) == "CL_PLATFORM_NOT_FOUND_KHR");
+    CHECK(cl_error_name(-12345) == "unknown OpenCL error -12345");
+}
+
+TEST_CASE("every exception becomes one line and its exit code", "[errors]") {
+    std::ostringstream err;
+    CHECK(exit_code_of([] { return ExitCode::success; }, err) == 0);
+    CHECK(err.str().empty());
+
+    CHECK(exit_code_of([]() -> ExitCode { throw Failure(ExitCode::no_device, "none here"); },
+                       err) == 3);
+    CHECK(err.str() == "clreduce: error: none here\n");
+
+    err.str("");
+    CHECK(exit_code_of(
+              []() -> ExitCode { throw cl::Error(CL_OUT_OF_RESOURCES, "clEnqueueNDRangeKernel"); },
+              err) == 7);
+    CHECK(err.str() == "clreduce: error: clEnqueueNDRangeKernel failed with CL_OUT_OF_RESOURCES\n");
+
+    err.str("");
+    CHECK(exit_code_of([]() -> ExitCode { throw std::bad_alloc(); }, err) == 8);
+    CHECK(err.str() == "clreduce: error: out of host memory\n");
+
+    err.str("");
+    CHECK(exit_code_of([]() -> ExitCode { throw 42; }, err) == 8);
+}
+
+TEST_CASE("a failure's details follow its line", "[errors]") {
+    std::ostringstream err;
+    exit_code_of(
+        []() -> ExitCode { throw Failure(ExitCode::kernel_build, "build failed", "log line"); },
+        err);
+    CHECK(err.str() == "clreduce: error: build failed\nlog line\n");
+}

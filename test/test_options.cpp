@@ -1,0 +1,153 @@
+#include "clreduce/errors.hpp"
+#include "clreduce/options.hpp"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+using namespace clreduce;
+
+namespace {
+
+std::optional<Options> parse(const std::vector<const char*>& arguments) {
+    std::vector<const char*> argv{"clreduce"};
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    return parse_options(static_cast<int>(argv.size()), argv.data());
+}
+
+/// The usage error's message, or "" when parsing succeeded.
+std::string usage_error_of(const std::vector<const char*>& arguments) {
+    try {
+        parse(arguments);
+    } catch (const Failure& failure) {
+        CHECK(failure.code() == ExitCode::usage);
+        return failure.what();
+    }
+    return "";
+}
+
+} // namespace
+
+TEST_CASE("defaults reduce 2^20 values with sum on the first device", "[options]") {
+    const auto options = parse({});
+    REQUIRE(options);
+    CHECK(options->mode == Mode::reduce);
+    CHECK(options->op == Op::sum);
+    CHECK(options->length == 1048576);
+    CHECK_FALSE(options->triplet.platform);
+    CHECK(options->triplet.device == 0);
+    CHECK(options->triplet.type == CL_DEVICE_TYPE_ALL);
+    CHECK_FALSE(options->path);
+    CHECK(options->factor == Factor::device);
+    CHECK(options->iterations == 1);
+    CHECK_FALSE(options->benchmark);
+}
+
+TEST_CASE("every option is read into its field", "[options]") {
+    const auto options = parse({"-o",
+                                "min",
+                                "-l",
+                                "2^31",
+                                "-p",
+                                "1",
+                                "-d",
+                                "2",
+                                "-t",
+                                "gpu",
+                                "--strategy",
+                                "sub-group",
+                                "--allow-unreported",
+                                "-f",
+                                "textbook",
+                                "-w",
+                                "64",
+                                "-s",
+                                "99",
+                                "-i",
+                                "7",
+                                "--json",
+                                "-v",
+                                "--kernels",
+                                "/k"});
+    REQUIRE(options);
+    CHECK(options->op == Op::min);
+    CHECK(options->length == (std::uint64_t{1} << 31));
+    CHECK(options->triplet.platform == std::size_t{1});
+    CHECK(options->triplet.device == 2);
+    CHECK(options->triplet.type == CL_DEVICE_TYPE_GPU);
+    CHECK(options->path == Path::sub_group);
+    CHECK(options->allow_unreported);
+    CHECK(options->factor == Factor::textbook);
+    CHECK(options->work_group_size_limit == 64);
+    CHECK(options->seed == 99);
+    CHECK(options->iterations == 7);
+    CHECK(options->benchmark);
+    CHECK(options->format == Format::json);
+    CHECK(options->verbosity == Verbosity::verbose);
+    CHECK(options->kernel_dir == "/k");
+}
+
+TEST_CASE("a sweep defaults to 2^28 values and 10 iterations", "[options]") {
+    const auto options = parse({"--sweep", "--csv"});
+    REQUIRE(options);
+    CHECK(options->mode == Mode::sweep);
+    CHECK(options->length == (std::uint64_t{1} << 28));
+    CHECK(options->iterations == 10);
+    CHECK(options->format == Format::csv);
+}
+
+TEST_CASE("counts are digits or 2^N and nothing else", "[options]") {
+    CHECK(parse_count("1", "n") == 1);
+    CHECK(parse_count("18446744073709551615", "n") == 18446744073709551615u);
+    CHECK(parse_count("2^0", "n") == 1);
+    CHECK(parse_count("2^63", "n") == (std::uint64_t{1} << 63));
+    for (const char* bad :
+         {"", "0", "-1", "+1", " 1", "1 ", "1e6", "0x10", "abc", "12a", "2^", "3^2", "2^64", "2^-1",
+          "18446744073709551616", "99999999999999999999999"}) {
+        INFO("count '" << bad << "'");
+        CHECK_THROWS_AS(parse_count(bad, "n"), Failure);
+    }
+}
+
+TEST_CASE("device types are spelled as the SDK samples spell them", "[options]") {
+    CHECK(parse_device_type("all") == CL_DEVICE_TYPE_ALL);
+    CHECK(parse_device_type("cpu") == CL_DEVICE_TYPE_CPU);
+    CHECK(parse_device_type("gpu") == CL_DEVICE_TYPE_GPU);
+    CHECK(parse_device_type("acc") == CL_DEVICE_TYPE_ACCELERATOR);
+    CHECK(parse_device_type("cus") == CL_DEVICE_TYPE_CUSTOM);
+    CHECK(parse_device_type("def") == CL_DEVICE_TYPE_DEFAULT);
+    CHECK_THROWS_AS(parse_device_type("fpga"), Failure);
+}
+
+TEST_CASE("invalid command lines are usage errors that name the problem", "[options]") {
+    using Case = std::pair<std::vector<const char*>, const char*>;
+    const std::vector<Case> cases = {
+        Case{{"-o", "max"}, "does not meet constraint"},
+        Case{{"-o"}, "Missing a value"},
+        Case{{"-l", "0"}, "--length must be at least 1"},
+        Case{{"-l", "-3"}, "--length '-3'"},
+        Case{{"-l", "many"}, "--length 'many'"},
+        Case{{"-l", "99999999999999999999"}, "out of range"},
+        Case{{"-p", "x"}, "--platform 'x'"},
+        Case{{"-d", "-1"}, "--device '-1'"},
+        Case{{"-t", "fpga"}, "does not meet constraint"},
+        Case{{"--frobnicate"}, "Couldn't find match"},
+        Case{{"-w", "100"}, "not a power of two"},
+        Case{{"-w", "0"}, "not a power of two"},
+        Case{{"-i", "0"}, "--iterations must be at least 1"},
+        Case{{"-i", "1000001"}, "out of range"},
+        Case{{"-s", "-1"}, "--seed '-1'"},
+        Case{{"-v", "-q"}, "cannot be used together"},
+        Case{{"--list", "--sweep"}, "cannot be used together"},
+        Case{{"--json", "--sweep"}, "cannot be used together"},
+        Case{{"--csv"}, "--csv needs --sweep"},
+        Case{{"--allow-unreported"}, "needs an explicit --strategy"},
+        Case{{"--strategy", "fastest"}, "does not meet constraint"},
+        Case{{"extra"}, "Couldn't find match"},
+    };
+    for (const auto& [arguments, expected] : cases) {
+        const auto message = usage_error_of(arguments);
+        INFO("arguments starting " << arguments.front());
+        CHECK_THAT(message, Catch::Contains(expected));
+    }
+}

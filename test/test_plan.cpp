@@ -1,0 +1,71 @@
+#include "clreduce/plan.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace clreduce;
+
+TEST_CASE("the work-group size is the largest power of two within every limit", "[plan]") {
+    CHECK(choose_work_group_size(1024, 1024, 49152, 0) == 1024);
+    CHECK(choose_work_group_size(1024, 512, 49152, 0) == 512);
+    CHECK(choose_work_group_size(768, 1024, 49152, 0) == 512); // not a power of two
+    CHECK(choose_work_group_size(1024, 1024, 1024, 0) == 256); // 256 ints of local memory
+    CHECK(choose_work_group_size(4096, 4096, 1 << 20, 64) == 64);
+    CHECK(choose_work_group_size(4096, 4096, 1 << 20, 8192) == 4096);
+    CHECK(choose_work_group_size(1, 1, 4, 0) == 1);
+    CHECK(choose_work_group_size(1024, 1024, 0, 0) == 1); // never zero
+}
+
+TEST_CASE("the textbook factor shrinks each pass by twice the work-group size", "[plan]") {
+    const auto passes = plan_passes(1 << 20, pass_shape(Factor::textbook, 256, 132));
+    REQUIRE(passes.size() == 3);
+    CHECK(passes[0].in == 1 << 20);
+    CHECK(passes[0].work_groups == 2048);
+    CHECK(passes[1].in == 2048);
+    CHECK(passes[1].work_groups == 4);
+    CHECK(passes[2].in == 4);
+    CHECK(passes[2].out() == 1);
+    for (const auto& pass : passes)
+        CHECK(pass.work_group_size == 256);
+}
+
+TEST_CASE("the device factor streams large inputs in two passes", "[plan]") {
+    const auto shape = pass_shape(Factor::device, 256, 132);
+    CHECK(shape.max_work_groups >= 132);
+    for (const std::uint64_t length : {std::uint64_t{1} << 24, std::uint64_t{1} << 28,
+                                       std::uint64_t{1} << 32, (std::uint64_t{1} << 33) + 5}) {
+        const auto passes = plan_passes(length, shape);
+        INFO("length " << length);
+        REQUIRE(passes.size() == 2);
+        CHECK(passes[0].work_groups == shape.max_work_groups);
+        CHECK(passes[1].in == shape.max_work_groups);
+        CHECK(passes[1].out() == 1);
+    }
+}
+
+TEST_CASE("each pass reads what the previous one wrote, down to one value", "[plan]") {
+    for (const auto factor : {Factor::device, Factor::textbook})
+        for (const std::size_t work_group_size : {1, 2, 64, 4096})
+            for (const std::uint64_t length : {1, 2, 3, 255, 256, 257, 65537, 1000003}) {
+                const auto passes = plan_passes(length, pass_shape(factor, work_group_size, 2));
+                INFO("length " << length << ", work-group size " << work_group_size);
+                REQUIRE_FALSE(passes.empty());
+                CHECK(passes.front().in == length);
+                CHECK(passes.back().out() == 1);
+                for (std::size_t i = 1; i < passes.size(); ++i) {
+                    CHECK(passes[i].in == passes[i - 1].out());
+                    CHECK(passes[i].in > passes[i].out());
+                }
+            }
+}
+
+TEST_CASE("a single value still takes one pass", "[plan]") {
+    const auto passes = plan_passes(1, pass_shape(Factor::device, 256, 4));
+    REQUIRE(passes.size() == 1);
+    CHECK(passes[0].work_groups == 1);
+}
+
+TEST_CASE("the temporaries hold the first two passes' outputs", "[plan]") {
+    const auto passes = plan_passes(1 << 20, pass_shape(Factor::textbook, 256, 1));
+    CHECK(temporary_values(passes) == 2048 + 4);
+    CHECK(temporary_values(plan_passes(5, pass_shape(Factor::textbook, 256, 1))) == 1);
+}

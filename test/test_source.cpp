@@ -1,0 +1,68 @@
+#include "clreduce/errors.hpp"
+#include "clreduce/source.hpp"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+using namespace clreduce;
+namespace fs = std::filesystem;
+
+TEST_CASE("the sum wraps around in uint and min starts from INT_MAX", "[source]") {
+    const auto sum = op_definitions(Op::sum, Path::tree);
+    CHECK_THAT(sum, Catch::Contains("as_int(as_uint(a) + as_uint(b))"));
+    CHECK_THAT(sum, Catch::Contains("int identity(void) { return 0; }"));
+    const auto min = op_definitions(Op::min, Path::tree);
+    CHECK_THAT(min, Catch::Contains("min(a, b)"));
+    CHECK_THAT(min, Catch::Contains("return INT_MAX;"));
+}
+
+TEST_CASE("only the chosen path's built-in is referenced", "[source]") {
+    const auto tree = op_definitions(Op::sum, Path::tree);
+    CHECK_THAT(tree, !Catch::Contains("work_group_reduce") && !Catch::Contains("sub_group_reduce"));
+
+    const auto work_group = op_definitions(Op::sum, Path::work_group);
+    CHECK_THAT(work_group, Catch::Contains("int work_group_reduce_op(int x) { return "
+                                           "as_int(work_group_reduce_add(as_uint(x))); }"));
+    CHECK_THAT(work_group, !Catch::Contains("sub_group_reduce"));
+
+    const auto sub_group = op_definitions(Op::min, Path::sub_group);
+    CHECK_THAT(
+        sub_group,
+        Catch::Contains("int sub_group_reduce_op(int x) { return sub_group_reduce_min(x); }"));
+    CHECK_THAT(sub_group, !Catch::Contains("work_group_reduce"));
+}
+
+TEST_CASE("the definitions are appended after the kernel's declarations", "[source]") {
+    const auto source = complete_kernel_source("int op(int a, int b);\n", Op::min, Path::tree);
+    CHECK(source.rfind("int op(int a, int b);\n", 0) == 0);
+    CHECK(source.find("int op(int a, int b) {") > source.find("int op(int a, int b);"));
+}
+
+TEST_CASE("kernel files are read from the first folder that has them", "[source]") {
+    const auto root = fs::temp_directory_path() / "clreduce-test-source";
+    fs::remove_all(root);
+    fs::create_directories(root / "first");
+    fs::create_directories(root / "second");
+    std::ofstream(root / "second" / "k.cl") << "kernel void k() {}";
+    CHECK(read_kernel_file("k.cl", {root / "first", root / "second"}) == "kernel void k() {}");
+
+    try {
+        read_kernel_file("missing.cl", {root / "first", root / "second"});
+        FAIL("a missing kernel file was read");
+    } catch (const Failure& failure) {
+        CHECK(failure.code() == ExitCode::kernel_source);
+        CHECK_THAT(failure.what(), Catch::Contains((root / "first" / "missing.cl").string()) &&
+                                       Catch::Contains((root / "second" / "missing.cl").string()));
+    }
+
+    fs::create_directories(root / "first" / "folder.cl"); // exists, but cannot be read as a file
+    CHECK_THROWS_WITH(read_kernel_file("folder.cl", {root / "first"}),
+                      Catch::Contains("cannot read kernel file"));
+    fs::remove_all(root);
+}
+
+TEST_CASE("an explicit kernel folder is the only one searched", "[source]") {
+    CHECK(kernel_folders("/opt/kernels") == std::vector<fs::path>{"/opt/kernels"});
+    CHECK(kernel_folders("").size() == 2);
+}
