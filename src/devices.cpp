@@ -57,7 +57,8 @@ std::vector<cl::Device> devices_of(const cl::Platform& platform, cl_device_type 
     try {
         platform.getDevices(type, &devices);
     } catch (const cl::Error& error) {
-        if (error.err() != CL_DEVICE_NOT_FOUND)
+        // Some drivers (NVIDIA's) answer a type they never have, such as custom, as invalid.
+        if (error.err() != CL_DEVICE_NOT_FOUND && error.err() != CL_INVALID_DEVICE_TYPE)
             throw;
     }
     return devices;
