@@ -8,7 +8,8 @@
 // device supports, the relay to the matching built-in. It also passes one of
 //   -D REDUCE_PATH_WORK_GROUP   work_group_reduce_<op> (OpenCL C 2.0, or 3.0 with the feature)
 //   -D REDUCE_PATH_SUB_GROUP    sub_group_reduce_<op>  (cl_khr_subgroups or __opencl_c_subgroups)
-// and, with neither, builds the textbook tree reduction in local memory.
+// and, with neither, builds the textbook tree reduction in local memory. On CPU devices it
+// adds -D REDUCE_CONTIGUOUS, which changes how work-items share the input (fold_private).
 
 #if defined(REDUCE_PATH_SUB_GROUP) && defined(cl_khr_subgroups)
 #pragma OPENCL EXTENSION cl_khr_subgroups : enable
@@ -16,34 +17,49 @@
 
 int identity(void);              // op(identity(), x) == x for every x
 int op(int a, int b);            // associative and commutative
+int4 op4(int4 a, int4 b);        // op on each lane, as one vector instruction
 int work_group_reduce_op(int x); // defined only when REDUCE_PATH_WORK_GROUP is
 int sub_group_reduce_op(int x);  // defined only when REDUCE_PATH_SUB_GROUP is
 
-int4 op4(int4 a, int4 b) {
-    return (int4)(op(a.x, b.x), op(a.y, b.y), op(a.z, b.z), op(a.w, b.w));
-}
-
-// Each work-item first folds its share of the input in private memory: a grid-stride walk
-// over int4 vectors, so that neighbouring work-items read neighbouring 16-byte words (one
-// coalesced transaction per sub-group on GPUs). Every buffer the host passes starts at
-// CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least 16 bytes, so the int4 view is aligned; the
-// length % 4 trailing ints are taken by the first work-items (all by one if it is alone).
+// Each work-item first folds its share of the input in private memory, reading int4 vectors.
+// On GPUs (the default) the shares interleave: neighbouring work-items read neighbouring
+// 16-byte words, which the hardware coalesces into whole memory transactions. On CPUs
+// (REDUCE_CONTIGUOUS) each work-item takes one contiguous run, which its core's prefetcher
+// streams. Every buffer the host passes starts at CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least
+// 16 bytes, so the int4 view is aligned; the length % 4 trailing ints go to the first
+// work-items. Lengths and indices are 64-bit throughout.
 int fold_private(global const int* in, ulong length) {
     global const int4* in4 = (global const int4*)in;
     const ulong vectors = length / 4;
-    const ulong stride = get_global_size(0);
-    const ulong first = get_global_id(0);
+    const ulong items = get_global_size(0);
+    const ulong item = get_global_id(0);
+#if defined(REDUCE_CONTIGUOUS)
+    const ulong run = vectors / items + (vectors % items != 0);
+    const ulong begin = min(item * run, vectors);
+    const ulong end = min(begin + run, vectors);
+    const ulong step = 1;
+#else
+    const ulong begin = item;
+    const ulong end = vectors;
+    const ulong step = items;
+#endif
 
-    int4 folded = (int4)(identity());
-    ulong i = first;
-    // Two independent loads per iteration keep more memory requests in flight.
-    for (; i + stride < vectors; i += 2 * stride)
-        folded = op4(folded, op4(in4[i], in4[i + stride]));
-    if (i < vectors)
-        folded = op4(folded, in4[i]);
+    // Four accumulators keep four independent loads in flight.
+    int4 a = (int4)(identity());
+    int4 b = a, c = a, d = a;
+    ulong i = begin;
+    for (; i + 3 * step < end; i += 4 * step) {
+        a = op4(a, in4[i]);
+        b = op4(b, in4[i + step]);
+        c = op4(c, in4[i + 2 * step]);
+        d = op4(d, in4[i + 3 * step]);
+    }
+    for (; i < end; i += step)
+        a = op4(a, in4[i]);
+    const int4 folded = op4(op4(a, b), op4(c, d));
 
     int value = op(op(folded.x, folded.y), op(folded.z, folded.w));
-    for (ulong tail = vectors * 4 + first; tail < length; tail += stride)
+    for (ulong tail = vectors * 4 + item; tail < length; tail += items)
         value = op(value, in[tail]);
     return value;
 }
@@ -96,4 +112,13 @@ kernel void reduce(global const int* in, global int* out, ulong length, local in
     const int partial = reduce_work_group(fold_private(in, length), scratch);
     if (get_local_id(0) == 0)
         out[get_group_id(0)] = partial;
+}
+
+// The benchmark's streaming-read ceiling: the same reads as a pass's first step, with nothing
+// after them. The store fires only if the fold happens to equal `unlikely`, but the compiler
+// cannot know that, so it keeps every load.
+kernel void stream_read(global const int* in, ulong length, int unlikely, global int* sink) {
+    const int folded = fold_private(in, length);
+    if (folded == unlikely)
+        sink[0] = folded;
 }

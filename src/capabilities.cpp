@@ -182,15 +182,20 @@ Path choose_path(const DeviceReport& report, std::optional<Path> requested, bool
 }
 
 std::string build_options(const DeviceReport& report, Path path) {
-    switch (path) {
-    case Path::work_group:
-        return "-cl-std=" + language_standard(report, path) + " -D REDUCE_PATH_WORK_GROUP";
-    case Path::sub_group:
-        return "-cl-std=" + language_standard(report, path) + " -D REDUCE_PATH_SUB_GROUP";
-    case Path::tree:
-        break;
-    }
-    return {}; // the compiler's default OpenCL C has all that the tree needs
+    std::string options;
+    const auto add = [&](const std::string& flag) {
+        options += (options.empty() ? "" : " ") + flag;
+    };
+    if (path != Path::tree) // the tree needs nothing beyond the compiler's default OpenCL C
+        add("-cl-std=" + language_standard(report, path));
+    if (path == Path::work_group)
+        add("-D REDUCE_PATH_WORK_GROUP");
+    if (path == Path::sub_group)
+        add("-D REDUCE_PATH_SUB_GROUP");
+    // GPUs coalesce interleaved reads; a CPU core streams a contiguous run best.
+    if (report.type & CL_DEVICE_TYPE_CPU)
+        add("-D REDUCE_CONTIGUOUS");
+    return options;
 }
 
 } // namespace clreduce

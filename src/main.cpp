@@ -32,15 +32,14 @@ int main(int argc, char* argv[]) {
             const auto selected = select_device(options->triplet);
             const auto report = query_report(selected.device);
             const auto path = choose_path(report, options->path, options->allow_unreported);
-            const auto kernel_dirs = kernel_folders(options->kernel_dir);
+            const auto kernel = read_kernel_file("reduce.cl", kernel_folders(options->kernel_dir));
             const DeviceQueue device_queue(selected.device);
-            Reducer reducer(device_queue, report, options->op, path,
-                            read_kernel_file("reduce.cl", kernel_dirs), options->factor,
-                            options->work_group_size_limit);
+            Reducer reducer(device_queue, report, options->op, path, kernel, options->factor,
+                            options->work_group_size);
 
             std::optional<StreamRead> ceiling;
             if (options->benchmark)
-                ceiling.emplace(device_queue, read_kernel_file("stream_read.cl", kernel_dirs));
+                ceiling.emplace(reducer);
             if (options->mode == Mode::sweep)
                 return run_sweep(reducer, selected, *options, *ceiling, std::cout);
             return run_reduction(reducer, selected, *options, ceiling ? &*ceiling : nullptr,

@@ -34,22 +34,24 @@ double gigabytes_per_second(std::uint64_t values, double microseconds) {
                             : 0.0;
 }
 
-StreamRead::StreamRead(const DeviceQueue& device_queue, const std::string& kernel_text)
-    : device_queue_(device_queue)
-    , kernel_(build_program(device_queue_, kernel_text, ""), "stream_read")
-    , sink_(device_queue_.context, CL_MEM_WRITE_ONLY, sizeof(cl_int)) {}
+StreamRead::StreamRead(const Reducer& reducer)
+    : reducer_(reducer)
+    , kernel_(reducer.program(), "stream_read")
+    , sink_(reducer.device_queue().context, CL_MEM_WRITE_ONLY, sizeof(cl_int)) {}
 
-Statistic StreamRead::measure_us(const cl::Buffer& input, std::uint64_t length, const Pass& shape,
+Statistic StreamRead::measure_us(const cl::Buffer& input, std::uint64_t length,
                                  const Repeats& repeats) {
+    const auto first_pass = reducer_.plan(length).front();
     kernel_.setArg(0, input);
-    kernel_.setArg(1, static_cast<cl_ulong>(length / 4));
+    kernel_.setArg(1, static_cast<cl_ulong>(length));
     kernel_.setArg(2, cl_int{0x5eed1e55});
     kernel_.setArg(3, sink_);
     return summarize(repeat_us(repeats, [&] {
         cl::Event event;
-        device_queue_.queue.enqueueNDRangeKernel(
-            kernel_, cl::NullRange, cl::NDRange(shape.work_groups * shape.work_group_size),
-            cl::NDRange(shape.work_group_size), nullptr, &event);
+        reducer_.device_queue().queue.enqueueNDRangeKernel(
+            kernel_, cl::NullRange,
+            cl::NDRange(first_pass.work_groups * first_pass.work_group_size),
+            cl::NDRange(first_pass.work_group_size), nullptr, &event);
         event.wait();
         return event_us<CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END>(event);
     }));
@@ -91,13 +93,8 @@ Measurement measure(Reducer& reducer, const cl::Buffer& input, const std::vector
         return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started)
             .count();
     }));
-    if (ceiling) {
-        // The ceiling always reads with the device factor's launch shape, the fastest one.
-        const auto shape =
-            pass_shape(Factor::device, reducer.work_group_size(), reducer.report().compute_units);
-        measurement.ceiling_us =
-            ceiling->measure_us(input, length, plan_passes(length, shape).front(), repeats);
-    }
+    if (ceiling)
+        measurement.ceiling_us = ceiling->measure_us(input, length, repeats);
     return measurement;
 }
 

@@ -110,9 +110,11 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     TCLAP::ValueArg<std::string> iterations("i", "iterations",
                                             "Timed runs after one warm-up; reports min and median",
                                             false, "1", "count", cmd);
-    TCLAP::ValueArg<std::string> work_group_size("w", "work-group-size",
-                                                 "Largest work-group size to use (a power of two)",
-                                                 false, "", "count", cmd);
+    TCLAP::ValueArg<std::string> work_group_size(
+        "w", "work-group-size",
+        "Work-group size, a power of two (default: the kernel's largest on GPUs, its "
+        "preferred multiple on CPUs)",
+        false, "", "count", cmd);
     std::vector<std::string> factor_names{"device", "textbook"};
     TCLAP::ValuesConstraint<std::string> factor_constraint(factor_names);
     TCLAP::ValueArg<std::string> factor("f", "factor",
@@ -186,7 +188,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
         if (limit == 0 || (limit & (limit - 1)) != 0)
             usage_error("--work-group-size " + work_group_size.getValue() +
                         " is not a power of two");
-        options.work_group_size_limit = limit;
+        options.work_group_size = limit;
     }
     options.seed = parse_unsigned(seed.getValue(), "--seed");
     constexpr std::uint64_t most_iterations = 1000000;

@@ -6,11 +6,13 @@
 namespace clreduce {
 namespace {
 
-/// Enough work-groups per compute unit to hide memory latency and even out the tail.
-constexpr std::size_t work_groups_per_compute_unit = 8;
+/// Enough work-groups per compute unit to keep it busy and even out the tail; more only
+/// lengthen the second pass (measured on an H100 and PoCL, see the README).
+constexpr std::size_t work_groups_per_compute_unit = 4;
 
-/// Two int4 loads per work-item before the work-group step is worth its barriers.
-constexpr std::uint64_t device_values_per_work_item = 8;
+/// Four int4 loads per work-item, one per accumulator, before the work-group step is worth
+/// its barriers.
+constexpr std::uint64_t device_values_per_work_item = 16;
 
 std::size_t floor_power_of_two(std::uint64_t value) {
     std::size_t power = 1;
@@ -21,13 +23,13 @@ std::size_t floor_power_of_two(std::uint64_t value) {
 
 } // namespace
 
-std::size_t choose_work_group_size(std::size_t kernel_limit, std::size_t work_item_limit,
-                                   std::uint64_t local_memory_free, std::size_t user_limit) {
-    std::uint64_t limit = std::min<std::uint64_t>(kernel_limit, work_item_limit);
-    limit = std::min<std::uint64_t>(limit, local_memory_free / sizeof(int));
-    if (user_limit != 0)
-        limit = std::min<std::uint64_t>(limit, user_limit);
-    return floor_power_of_two(std::max<std::uint64_t>(limit, 1));
+std::size_t choose_work_group_size(const WorkGroupLimits& limits) {
+    std::uint64_t bound = std::min<std::uint64_t>(limits.kernel, limits.work_item);
+    bound = std::max<std::uint64_t>(std::min(bound, limits.local_memory_free / sizeof(int)), 1);
+    const std::uint64_t wanted =
+        limits.wanted == 0 ? bound : std::min<std::uint64_t>(limits.wanted, bound);
+    const std::uint64_t smallest = std::min<std::uint64_t>(limits.smallest, bound);
+    return floor_power_of_two(std::max(wanted, smallest));
 }
 
 PassShape pass_shape(Factor factor, std::size_t work_group_size, unsigned compute_units) {

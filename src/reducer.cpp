@@ -23,6 +23,18 @@ double microseconds_between(std::chrono::steady_clock::time_point from,
     return std::chrono::duration<double, std::micro>(to - from).count();
 }
 
+/// A user event that commands can wait for, completed when the scope ends, also by an
+/// exception, so that nothing waits forever.
+struct HeldUntilScopeEnds {
+    explicit HeldUntilScopeEnds(const cl::Context& context)
+        : wait_list{cl::UserEvent(context)} {}
+    ~HeldUntilScopeEnds() { clSetUserEventStatus(wait_list.front()(), CL_COMPLETE); }
+    HeldUntilScopeEnds(const HeldUntilScopeEnds&) = delete;
+    HeldUntilScopeEnds& operator=(const HeldUntilScopeEnds&) = delete;
+
+    std::vector<cl::Event> wait_list;
+};
+
 } // namespace
 
 DeviceQueue::DeviceQueue(const cl::Device& device)
@@ -56,23 +68,34 @@ cl::Buffer upload(const DeviceQueue& device_queue, const std::vector<cl_int>& va
 }
 
 Reducer::Reducer(const DeviceQueue& device_queue, const DeviceReport& report, Op op, Path path,
-                 const std::string& kernel_text, Factor factor, std::size_t work_group_size_limit)
+                 const std::string& kernel_text, Factor factor, std::size_t work_group_size)
     : device_queue_(device_queue)
     , report_(report)
     , op_(op)
     , path_(path)
     , factor_(factor)
     , build_options_(clreduce::build_options(report, path)) {
-    const auto program =
+    program_ =
         build_program(device_queue_, complete_kernel_source(kernel_text, op, path), build_options_);
-    kernel_ = cl::Kernel(program, "reduce");
+    kernel_ = cl::Kernel(program_, "reduce");
     const auto& device = device_queue_.device;
     const auto local_used = kernel_.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device);
-    const auto local_free = report.local_memory - std::min(local_used, report.local_memory);
-    const auto work_group_size =
-        choose_work_group_size(kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device),
-                               report.max_work_item_size, local_free, work_group_size_limit);
-    shape_ = pass_shape(factor, work_group_size, report.compute_units);
+    WorkGroupLimits limits;
+    limits.kernel = kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device);
+    limits.work_item = report.max_work_item_size;
+    limits.local_memory_free = report.local_memory - std::min(local_used, report.local_memory);
+    // A CPU runs a work-group as a loop on one core: it only needs enough work-items for the
+    // SIMD lanes the compiler spreads them over, which the preferred multiple reports.
+    if (report.type & CL_DEVICE_TYPE_CPU)
+        limits.wanted =
+            kernel_.getWorkGroupInfo<CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE>(device);
+    if (work_group_size != 0)
+        limits.wanted = work_group_size;
+    // PoCL 5.0 aborts (its kernel library lacks __pocl_work_group_alloca) when a sub-group
+    // kernel runs in work-groups of fewer than 4 work-items.
+    if (path == Path::sub_group)
+        limits.smallest = 4;
+    shape_ = pass_shape(factor, choose_work_group_size(limits), report.compute_units);
 }
 
 void Reducer::check_fits(std::uint64_t length) const {
@@ -111,21 +134,28 @@ Reduction Reducer::reduce(const cl::Buffer& input, std::uint64_t length) {
     auto& queue = device_queue_.queue;
     std::vector<cl::Event> events(passes.size());
     const auto started = std::chrono::steady_clock::now();
-    const cl::Buffer* from = &input;
-    for (std::size_t i = 0; i < passes.size(); ++i) {
-        const auto& pass = passes[i];
-        cl::Buffer* to = &temporaries_[i % 2];
-        kernel_.setArg(0, *from);
-        kernel_.setArg(1, *to);
-        kernel_.setArg(2, static_cast<cl_ulong>(pass.in));
-        kernel_.setArg(3, cl::Local(pass.work_group_size * sizeof(cl_int)));
-        queue.enqueueNDRangeKernel(kernel_, cl::NullRange,
-                                   cl::NDRange(pass.work_groups * pass.work_group_size),
-                                   cl::NDRange(pass.work_group_size), nullptr, &events[i]);
-        from = to;
+    {
+        // The first pass waits for `release`, so that every pass is queued before the device
+        // starts: a short pass would otherwise end before the host has enqueued the next.
+        HeldUntilScopeEnds release(device_queue_.context);
+        const cl::Buffer* from = &input;
+        for (std::size_t i = 0; i < passes.size(); ++i) {
+            const auto& pass = passes[i];
+            const cl::Buffer* to = &temporaries_[i % 2];
+            kernel_.setArg(0, *from);
+            kernel_.setArg(1, *to);
+            kernel_.setArg(2, static_cast<cl_ulong>(pass.in));
+            kernel_.setArg(3, cl::Local(pass.work_group_size * sizeof(cl_int)));
+            queue.enqueueNDRangeKernel(kernel_, cl::NullRange,
+                                       cl::NDRange(pass.work_groups * pass.work_group_size),
+                                       cl::NDRange(pass.work_group_size),
+                                       i == 0 ? &release.wait_list : nullptr, &events[i]);
+            from = to;
+        }
     }
     Reduction reduction;
-    queue.enqueueReadBuffer(*from, CL_TRUE, 0, sizeof(cl_int), &reduction.value);
+    queue.enqueueReadBuffer(temporaries_[(passes.size() - 1) % 2], CL_TRUE, 0, sizeof(cl_int),
+                            &reduction.value);
     reduction.host_us = microseconds_between(started, std::chrono::steady_clock::now());
 
     for (std::size_t i = 0; i < passes.size(); ++i)

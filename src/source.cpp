@@ -65,10 +65,12 @@ std::string op_definitions(Op op, Path path) {
                        name_of(path) + " path.\n";
     if (op == Op::sum)
         text += "int identity(void) { return 0; }\n"
-                "int op(int a, int b) { return as_int(as_uint(a) + as_uint(b)); }\n";
+                "int op(int a, int b) { return as_int(as_uint(a) + as_uint(b)); }\n"
+                "int4 op4(int4 a, int4 b) { return as_int4(as_uint4(a) + as_uint4(b)); }\n";
     else
         text += "int identity(void) { return INT_MAX; }\n"
-                "int op(int a, int b) { return min(a, b); }\n";
+                "int op(int a, int b) { return min(a, b); }\n"
+                "int4 op4(int4 a, int4 b) { return min(a, b); }\n";
     if (path == Path::work_group)
         text += collective_relay("work_group", op);
     if (path == Path::sub_group)

@@ -62,10 +62,10 @@ const std::string& reduce_kernel_text() {
 }
 
 std::unique_ptr<Reducer> make_reducer(const DeviceUnderTest& target, Op op, Path path,
-                                      Factor factor, std::size_t work_group_size_limit) {
+                                      Factor factor, std::size_t work_group_size) {
     try {
         return std::make_unique<Reducer>(target.queue, target.report, op, path,
-                                         reduce_kernel_text(), factor, work_group_size_limit);
+                                         reduce_kernel_text(), factor, work_group_size);
     } catch (const Failure& failure) {
         if (reports_support(target.report, path))
             throw;

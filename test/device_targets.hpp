@@ -26,7 +26,7 @@ const std::string& reduce_kernel_text();
 std::unique_ptr<clreduce::Reducer> make_reducer(const DeviceUnderTest& target, clreduce::Op op,
                                                 clreduce::Path path,
                                                 clreduce::Factor factor = clreduce::Factor::device,
-                                                std::size_t work_group_size_limit = 0);
+                                                std::size_t work_group_size = 0);
 
 /// "device 'X' (platform), path, op" for INFO lines.
 std::string describe(const DeviceUnderTest& target, clreduce::Path path, clreduce::Op op);

@@ -102,6 +102,18 @@ TEST_CASE("sub-group reduce comes with cl_khr_subgroups or __opencl_c_subgroups"
     CHECK(best_path(opencl_2) == Path::work_group);
 }
 
+TEST_CASE("CPU devices give each work-item a contiguous run", "[capabilities]") {
+    auto cpu = plain_opencl_3();
+    cpu.type = CL_DEVICE_TYPE_CPU;
+    CHECK(build_options(cpu, Path::tree) == "-D REDUCE_CONTIGUOUS");
+    cpu.extensions.push_back("cl_khr_subgroups");
+    CHECK(build_options(cpu, Path::sub_group) ==
+          "-cl-std=CL3.0 -D REDUCE_PATH_SUB_GROUP -D REDUCE_CONTIGUOUS");
+    auto gpu = plain_opencl_3();
+    gpu.type = CL_DEVICE_TYPE_GPU;
+    CHECK(build_options(gpu, Path::tree).empty());
+}
+
 TEST_CASE("an unreported path is refused unless the user allows it", "[capabilities]") {
     const auto report = plain_opencl_3();
     CHECK(choose_path(report, std::nullopt, false) == Path::tree);

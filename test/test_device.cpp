@@ -64,7 +64,7 @@ std::vector<cl_int> read_back(const DeviceQueue& queue, const cl::Buffer& buffer
 TEST_CASE("every device reduces the telling lengths like the host reference", "[device]") {
     struct Variant {
         Factor factor;
-        std::size_t work_group_size_limit;
+        std::size_t work_group_size;
     };
     // The tuned shape, the textbook one, and tiny work-groups that make many passes.
     const Variant variants[] = {
@@ -73,8 +73,8 @@ TEST_CASE("every device reduces the telling lengths like the host reference", "[
         for (const Path path : target.paths)
             for (const Op op : {Op::sum, Op::min})
                 for (const auto& variant : variants) {
-                    const auto reducer = make_reducer(target, op, path, variant.factor,
-                                                      variant.work_group_size_limit);
+                    const auto reducer =
+                        make_reducer(target, op, path, variant.factor, variant.work_group_size);
                     if (!reducer)
                         continue;
                     const auto lengths = telling_lengths(*reducer);

@@ -78,7 +78,7 @@ TEST_CASE("every option is read into its field", "[options]") {
     CHECK(options->path == Path::sub_group);
     CHECK(options->allow_unreported);
     CHECK(options->factor == Factor::textbook);
-    CHECK(options->work_group_size_limit == 64);
+    CHECK(options->work_group_size == 64);
     CHECK(options->seed == 99);
     CHECK(options->iterations == 7);
     CHECK(options->benchmark);

@@ -4,15 +4,44 @@
 
 using namespace clreduce;
 
-TEST_CASE("the work-group size is the largest power of two within every limit", "[plan]") {
-    CHECK(choose_work_group_size(1024, 1024, 49152, 0) == 1024);
-    CHECK(choose_work_group_size(1024, 512, 49152, 0) == 512);
-    CHECK(choose_work_group_size(768, 1024, 49152, 0) == 512); // not a power of two
-    CHECK(choose_work_group_size(1024, 1024, 1024, 0) == 256); // 256 ints of local memory
-    CHECK(choose_work_group_size(4096, 4096, 1 << 20, 64) == 64);
-    CHECK(choose_work_group_size(4096, 4096, 1 << 20, 8192) == 4096);
-    CHECK(choose_work_group_size(1, 1, 4, 0) == 1);
-    CHECK(choose_work_group_size(1024, 1024, 0, 0) == 1); // never zero
+namespace {
+
+WorkGroupLimits bounds(std::size_t kernel, std::size_t work_item, std::uint64_t local_memory_free) {
+    WorkGroupLimits limits;
+    limits.kernel = kernel;
+    limits.work_item = work_item;
+    limits.local_memory_free = local_memory_free;
+    return limits;
+}
+
+} // namespace
+
+TEST_CASE("the work-group size is the largest power of two within every bound", "[plan]") {
+    CHECK(choose_work_group_size(bounds(1024, 1024, 49152)) == 1024);
+    CHECK(choose_work_group_size(bounds(1024, 512, 49152)) == 512);
+    CHECK(choose_work_group_size(bounds(768, 1024, 49152)) == 512); // not a power of two
+    CHECK(choose_work_group_size(bounds(1024, 1024, 1024)) == 256); // 256 ints of local memory
+    CHECK(choose_work_group_size(bounds(1024, 1024, 0)) == 1);      // never zero
+}
+
+TEST_CASE("a wanted work-group size is kept within the bounds", "[plan]") {
+    auto limits = bounds(4096, 4096, 1 << 20);
+    limits.wanted = 8; // a CPU's preferred multiple, or the user's -w
+    CHECK(choose_work_group_size(limits) == 8);
+    limits.wanted = 8192;
+    CHECK(choose_work_group_size(limits) == 4096);
+    limits.wanted = 48;
+    CHECK(choose_work_group_size(limits) == 32);
+}
+
+TEST_CASE("a path's smallest work-group size wins over a smaller wish, not over the bounds",
+          "[plan]") {
+    auto limits = bounds(4096, 4096, 1 << 20);
+    limits.wanted = 1;
+    limits.smallest = 4;
+    CHECK(choose_work_group_size(limits) == 4);
+    limits.kernel = 2;
+    CHECK(choose_work_group_size(limits) == 2);
 }
 
 TEST_CASE("the textbook factor shrinks each pass by twice the work-group size", "[plan]") {

@@ -67,8 +67,9 @@ Path best_path(const DeviceReport& report);
 /// for, if the device reports it or `allow_unreported`. Throws Failure(ExitCode::unsupported).
 Path choose_path(const DeviceReport& report, std::optional<Path> requested, bool allow_unreported);
 
-/// The one place that maps a path to compiler flags: the -cl-std the built-ins need and the
-/// -D that selects the kernel's work-group step.
+/// The one place that maps the device and path to compiler flags: the -cl-std the built-ins
+/// need, the -D that selects the kernel's work-group step, and on CPUs the -D that gives each
+/// work-item a contiguous run of the input.
 std::string build_options(const DeviceReport& report, Path path);
 
 } // namespace clreduce

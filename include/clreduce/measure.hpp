@@ -26,16 +26,16 @@ struct Repeats {
     bool warm_up = false;
 };
 
-/// stream_read.cl: reads the input once as int4s and nothing else, with the first pass's
-/// launch shape, so its time is the ceiling the reduction's first pass is compared against.
+/// The streaming-read ceiling: reduce.cl's stream_read kernel, which makes the first pass's
+/// reads with the first pass's launch shape and does nothing else. No reduction of the same
+/// input can take less time on the device.
 class StreamRead {
 public:
-    StreamRead(const DeviceQueue& device_queue, const std::string& kernel_text);
-    Statistic measure_us(const cl::Buffer& input, std::uint64_t length, const Pass& shape,
-                         const Repeats& repeats);
+    explicit StreamRead(const Reducer& reducer);
+    Statistic measure_us(const cl::Buffer& input, std::uint64_t length, const Repeats& repeats);
 
 private:
-    DeviceQueue device_queue_;
+    const Reducer& reducer_;
     cl::Kernel kernel_;
     cl::Buffer sink_;
 };

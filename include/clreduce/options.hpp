@@ -31,7 +31,7 @@ struct Options {
     std::optional<Path> path; // unset: the best path the device reports
     bool allow_unreported = false;
     Factor factor = Factor::device;
-    std::size_t work_group_size_limit = 0; // 0: as large as kernel and device allow
+    std::size_t work_group_size = 0; // 0: the device's best
     std::uint64_t seed = 1;
     unsigned iterations = 1;
     bool benchmark = false; // --iterations was given: warm up first, report min and median

@@ -26,9 +26,18 @@ struct PassShape {
     std::uint64_t values_per_work_group() const { return work_group_size * values_per_work_item; }
 };
 
-/// The largest power of two within every limit; `user_limit` 0 means none.
-std::size_t choose_work_group_size(std::size_t kernel_limit, std::size_t work_item_limit,
-                                   std::uint64_t local_memory_free, std::size_t user_limit);
+/// What bounds the work-group size, and what it aims for within those bounds.
+struct WorkGroupLimits {
+    std::size_t kernel = 1;              // CL_KERNEL_WORK_GROUP_SIZE
+    std::size_t work_item = 1;           // CL_DEVICE_MAX_WORK_ITEM_SIZES[0]
+    std::uint64_t local_memory_free = 0; // bytes of local memory beside the kernel's own
+    std::size_t wanted = 0;              // 0: as large as the bounds allow
+    std::size_t smallest = 1;            // the least the path runs with
+};
+
+/// The largest power of two within the bounds and `wanted`, raised to `smallest` where the
+/// bounds allow.
+std::size_t choose_work_group_size(const WorkGroupLimits& limits);
 
 /// Factor::textbook: 2 values per work-item, as many work-groups as that takes.
 /// Factor::device: a few work-groups per compute unit, each work-item folding many values,

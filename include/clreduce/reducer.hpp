@@ -50,11 +50,13 @@ cl::Buffer upload(const DeviceQueue& device_queue, const std::vector<cl_int>& va
 
 class Reducer {
 public:
-    /// Builds reduce.cl's text completed for `op` on `path`, and sizes its work-groups.
+    /// Builds reduce.cl's text completed for `op` on `path`, and sizes its work-groups:
+    /// `work_group_size` if given (0: the device's best), within the kernel's and device's limits.
     Reducer(const DeviceQueue& device_queue, const DeviceReport& report, Op op, Path path,
-            const std::string& kernel_text, Factor factor, std::size_t work_group_size_limit = 0);
+            const std::string& kernel_text, Factor factor, std::size_t work_group_size = 0);
 
     const DeviceQueue& device_queue() const { return device_queue_; }
+    const cl::Program& program() const { return program_; }
     const DeviceReport& report() const { return report_; }
     Op op() const { return op_; }
     Path path() const { return path_; }
@@ -80,6 +82,7 @@ private:
     Path path_;
     Factor factor_;
     std::string build_options_;
+    cl::Program program_;
     cl::Kernel kernel_;
     PassShape shape_;
     cl::Buffer temporaries_[2];
