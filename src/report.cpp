@@ -105,7 +105,7 @@ void print_measurement(std::ostream& out, const Measurement& measurement) {
     if (measurement.ceiling_us)
         out << "stream ceiling  "
             << timing_text(*measurement.ceiling_us, measurement.length, repeated)
-            << ": the span takes " << percent(measurement.ceiling_us->min, span.min)
+            << "; the reduction runs at " << percent(measurement.ceiling_us->min, span.min)
             << " of its speed\n";
     out << "host reference  "
         << timing_text(measurement.host_reference_us, measurement.length, repeated) << ", "

@@ -1,10 +1,10 @@
 #include "device_targets.hpp"
 
+#include "catch_compat.hpp"
 #include "clreduce/devices.hpp"
 #include "clreduce/errors.hpp"
 #include "clreduce/source.hpp"
 
-#include <catch2/catch.hpp>
 #include <cstdlib>
 
 using namespace clreduce;

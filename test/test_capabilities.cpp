@@ -1,7 +1,6 @@
+#include "catch_compat.hpp"
 #include "clreduce/capabilities.hpp"
 #include "clreduce/errors.hpp"
-
-#include <catch2/catch.hpp>
 
 using namespace clreduce;
 

@@ -1,9 +1,9 @@
 // Device tests: the reduction on every device found, against the host reference.
 
+#include "catch_compat.hpp"
 #include "clreduce/reference.hpp"
 #include "device_targets.hpp"
 
-#include <catch2/catch.hpp>
 #include <climits>
 
 using namespace clreduce;
@@ -66,13 +66,17 @@ TEST_CASE("every device reduces the telling lengths like the host reference", "[
         Factor factor;
         std::size_t work_group_size;
     };
-    // The tuned shape, the textbook one, and tiny work-groups that make many passes.
+    // The tuned shape, the textbook one, and tiny work-groups that make many passes. An
+    // unreported path is held only to the shapes --allow-unreported runs by default: NVIDIA's
+    // unreported work_group_reduce_min returns 0 in work-groups of one or two work-items.
     const Variant variants[] = {
         {Factor::device, 0}, {Factor::textbook, 0}, {Factor::device, 1}, {Factor::textbook, 2}};
     for (auto& target : devices_under_test())
         for (const Path path : target.paths)
             for (const Op op : {Op::sum, Op::min})
                 for (const auto& variant : variants) {
+                    if (variant.work_group_size != 0 && !reports_support(target.report, path))
+                        continue;
                     const auto reducer =
                         make_reducer(target, op, path, variant.factor, variant.work_group_size);
                     if (!reducer)

@@ -1,6 +1,6 @@
+#include "catch_compat.hpp"
 #include "clreduce/errors.hpp"
 
-#include <catch2/catch.hpp>
 #include <sstream>
 
 using namespace clreduce;

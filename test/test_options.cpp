@@ -1,7 +1,7 @@
+#include "catch_compat.hpp"
 #include "clreduce/errors.hpp"
 #include "clreduce/options.hpp"
 
-#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 

@@ -1,6 +1,5 @@
+#include "catch_compat.hpp"
 #include "clreduce/plan.hpp"
-
-#include <catch2/catch.hpp>
 
 using namespace clreduce;
 

@@ -1,6 +1,6 @@
+#include "catch_compat.hpp"
 #include "clreduce/reference.hpp"
 
-#include <catch2/catch.hpp>
 #include <climits>
 
 using namespace clreduce;

@@ -2,11 +2,11 @@
 // fixed seed, plus every length near a pass boundary. One program and one input per
 // reducer; each length reduces a prefix of that input.
 
+#include "catch_compat.hpp"
 #include "clreduce/reference.hpp"
 #include "device_targets.hpp"
 
 #include <algorithm>
-#include <catch2/catch.hpp>
 #include <climits>
 #include <cmath>
 #include <random>

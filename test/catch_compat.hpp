@@ -1,0 +1,15 @@
+#pragma once
+// Catch2 v2 (Debian bookworm) or v3 (Ubuntu 24.04), behind v2's names.
+
+#if __has_include(<catch2/catch_all.hpp>)
+#include <catch2/catch_all.hpp>
+#include <string>
+
+namespace Catch {
+inline Matchers::StringContainsMatcher Contains(const std::string& text) {
+    return Matchers::ContainsSubstring(text);
+}
+} // namespace Catch
+#else
+#include <catch2/catch.hpp>
+#endif
