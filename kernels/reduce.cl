@@ -73,7 +73,8 @@ int reduce_work_group(int value, local int* scratch) {
 #elif defined(REDUCE_PATH_SUB_GROUP)
 
 // Sub-groups reduce in registers; their partials meet in local memory and the first
-// sub-group reduces those. Sub-groups need not be equal in size, nor fewer than its width.
+// sub-group reduces those. The loop allows for a last sub-group smaller than the others and
+// for more sub-groups than a sub-group has work-items.
 int reduce_work_group(int value, local int* scratch) {
     const int partial = sub_group_reduce_op(value);
     if (get_sub_group_local_id() == 0)

@@ -31,15 +31,16 @@ std::vector<Version> versions_up_to(Version newest) {
 std::vector<Version> query_opencl_c_versions(const cl::Device& device, Version opencl) {
     if (opencl < Version{1, 1}) // CL_DEVICE_OPENCL_C_VERSION arrived with 1.1
         return {Version{1, 0}};
-    const auto newest = parse_version(device.getInfo<CL_DEVICE_OPENCL_C_VERSION>(), "OpenCL C ");
-    auto versions = versions_up_to(newest.value_or(Version{1, 0}));
-    if (!(opencl < opencl_c_3_0))
-        for (const cl_name_version& entry : device.getInfo<CL_DEVICE_OPENCL_C_ALL_VERSIONS>()) {
-            const Version version{static_cast<int>(CL_VERSION_MAJOR(entry.version)),
-                                  static_cast<int>(CL_VERSION_MINOR(entry.version))};
-            if (std::find(versions.begin(), versions.end(), version) == versions.end())
-                versions.push_back(version);
-        }
+    if (opencl < opencl_c_3_0) {
+        const auto newest =
+            parse_version(device.getInfo<CL_DEVICE_OPENCL_C_VERSION>(), "OpenCL C ");
+        return versions_up_to(newest.value_or(Version{1, 0}));
+    }
+    // A 3.x device lists every version it accepts; its CL_DEVICE_OPENCL_C_VERSION says less.
+    std::vector<Version> versions;
+    for (const cl_name_version& entry : device.getInfo<CL_DEVICE_OPENCL_C_ALL_VERSIONS>())
+        versions.push_back({static_cast<int>(CL_VERSION_MAJOR(entry.version)),
+                            static_cast<int>(CL_VERSION_MINOR(entry.version))});
     std::sort(versions.begin(), versions.end());
     return versions;
 }
