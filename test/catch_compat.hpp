@@ -1,7 +1,8 @@
 #pragma once
-// Catch2 v2 (Debian bookworm) or v3 (Ubuntu 24.04), behind v2's names.
+// Catch2 v2 (Debian bookworm) or v3 (Ubuntu 24.04), behind v2's names. CMake says which one
+// it found: a machine may hold the other's headers too.
 
-#if __has_include(<catch2/catch_all.hpp>)
+#if CLREDUCE_CATCH2_MAJOR >= 3
 #include <catch2/catch_all.hpp>
 #include <string>
 
