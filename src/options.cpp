@@ -3,7 +3,6 @@
 #include "clreduce/errors.hpp"
 
 #include <algorithm>
-#include <array>
 #include <charconv>
 #include <limits>
 #include <tclap/CmdLine.h>
