@@ -1,6 +1,6 @@
 # The sweep-plot target's script: runs `clreduce --sweep --csv` (unless CSV names an existing
-# file) and draws GB/s against length with gnuplot, the streaming-read ceiling as a dashed
-# line and the host reference beside them.
+# file) and draws GB/s against length with gnuplot, one line per finish, the stream read (the
+# ceiling on GPUs) as a dashed line and the host reference beside them.
 #
 #   -D CLREDUCE=path     the executable
 #   -D ARGS=a;b;c        extra clreduce arguments (e.g. -t;gpu;-o;min)
@@ -22,8 +22,8 @@ if(NOT EXISTS "${CSV}")
   message(FATAL_ERROR "no sweep CSV at ${CSV}")
 endif()
 
-# Columns: length,passes,span_us,span_us_median,gbps,ceiling_us,ceiling_gbps,of_ceiling,
-#          host_us,host_gbps,valid
+# Columns: length,finish,passes,span_us,span_us_median,gbps,read_us,read_gbps,of_read,
+#          observed_us,observed_us_median,reference_us,reference_gbps,valid
 set(script "
 set datafile separator ','
 set terminal pngcairo size 1000,600 font ',11'
@@ -31,13 +31,15 @@ set output '${PNG}'
 set title '${TITLE}' noenhanced
 set logscale x 2
 set format x '2^{%L}'
-set xlabel 'length (int32 values)'
+set xlabel 'length (values)'
 set ylabel 'GB/s (best of the timed runs)'
 set key top left
 set grid
-plot '${CSV}' using 1:5 skip 1 with linespoints lw 2 pt 7 title 'clreduce, device span', \\
-     '' using 1:7 skip 1 with lines lw 2 dt 2 title 'streaming-read ceiling', \\
-     '' using 1:10 skip 1 with linespoints lw 1 pt 6 title 'host std::reduce(par_unseq)' noenhanced
+finish(name, column) = strcol(2) eq name ? column(column) : NaN
+plot '${CSV}' using 1:(finish('passes', 6)) skip 1 with linespoints lw 2 pt 7 title 'clreduce --finish passes', \\
+     '' using 1:(finish('last-group', 6)) skip 1 with linespoints lw 2 pt 5 title 'clreduce --finish last-group', \\
+     '' using 1:8 skip 1 with lines lw 2 dt 2 title 'stream read (the ceiling on GPUs)', \\
+     '' using 1:13 skip 1 with linespoints lw 1 pt 6 title 'host std::reduce(par_unseq)' noenhanced
 ")
 file(WRITE "${PNG}.gp" "${script}")
 execute_process(COMMAND ${GNUPLOT} "${PNG}.gp" RESULT_VARIABLE exit_code)

@@ -1,7 +1,11 @@
-// One pass of clreduce's multi-pass reduction of 32-bit ints.
+// clreduce's reduction of 32-bit ints, in two kernels built from one program:
 //
-// Each work-group writes one partial result, so a pass shrinks `length` values to
-// get_num_groups(0) values; the host repeats passes until one value is left.
+//   reduce                one pass: each work-group writes one partial result, so a pass
+//                         shrinks `length` values to get_num_groups(0); the host repeats
+//                         passes until one value is left (--finish passes).
+//   reduce_and_finish     the whole reduction in one launch: each work-group writes its
+//                         partial and counts itself in; the work-group that arrives last
+//                         reduces every partial to the result (--finish last-group).
 //
 // The reduction itself is only declared here. Before building, the host appends the
 // definitions for the op chosen on the command line (sum or min), and, for the path the
@@ -9,7 +13,10 @@
 //   -D REDUCE_PATH_WORK_GROUP   work_group_reduce_<op> (OpenCL C 2.0, or 3.0 with the feature)
 //   -D REDUCE_PATH_SUB_GROUP    sub_group_reduce_<op>  (cl_khr_subgroups or __opencl_c_subgroups)
 // and, with neither, builds the textbook tree reduction in local memory. On CPU devices it
-// adds -D REDUCE_CONTIGUOUS, which changes how work-items share the input (fold_private).
+// adds -D REDUCE_CONTIGUOUS, which changes how work-items share the input (fold_private). For
+// the last-group finish it adds -D REDUCE_ORDERED_ATOMICS where the device's memory model
+// orders atomics across work-groups, or -D REDUCE_PTX_FENCES on NVIDIA's compiler (see
+// "Finishing in the last work-group").
 
 #if defined(REDUCE_PATH_SUB_GROUP) && defined(cl_khr_subgroups)
 #pragma OPENCL EXTENSION cl_khr_subgroups : enable
@@ -25,9 +32,12 @@ int sub_group_reduce_op(int x);  // defined only when REDUCE_PATH_SUB_GROUP is
 // On GPUs (the default) the shares interleave: neighbouring work-items read neighbouring
 // 16-byte words, which the hardware coalesces into whole memory transactions. On CPUs
 // (REDUCE_CONTIGUOUS) each work-item takes one contiguous run, which its core's prefetcher
-// streams. Every buffer the host passes starts at CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least
-// 16 bytes, so the int4 view is aligned; the length % 4 trailing ints go to the first
-// work-items. Lengths and indices are 64-bit throughout.
+// streams: PoCL runs a work-group's work-items one after the other, so interleaving them
+// inside a work-group's run made each one stride through memory (3 to 8 times slower,
+// measured on PoCL 3.1 and 5.0; see the README).
+// Every buffer the host passes starts at CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least 16 bytes, so
+// the int4 view is aligned; the length % 4 trailing ints go to the first work-items. Lengths
+// and indices are 64-bit throughout.
 int fold_private(global const int* in, ulong length) {
     global const int4* in4 = (global const int4*)in;
     const ulong vectors = length / 4;
@@ -64,6 +74,9 @@ int fold_private(global const int* in, ulong length) {
     return value;
 }
 
+// Every work-group step below returns the work-group's result to every work-item, and
+// begins by writing `scratch`: callers separate two calls with a barrier.
+
 #if defined(REDUCE_PATH_WORK_GROUP)
 
 int reduce_work_group(int value, local int* scratch) {
@@ -74,7 +87,8 @@ int reduce_work_group(int value, local int* scratch) {
 
 // Sub-groups reduce in registers; their partials meet in local memory and the first
 // sub-group reduces those. The loop allows for a last sub-group smaller than the others and
-// for more sub-groups than a sub-group has work-items.
+// for more sub-groups than a sub-group has work-items. Which work-items form sub-group 0 is
+// the implementation's choice, so its result goes through local memory to everyone.
 int reduce_work_group(int value, local int* scratch) {
     const int partial = sub_group_reduce_op(value);
     if (get_sub_group_local_id() == 0)
@@ -87,7 +101,11 @@ int reduce_work_group(int value, local int* scratch) {
             result = op(result, scratch[i]);
         result = sub_group_reduce_op(result);
     }
-    return result;
+    barrier(CLK_LOCAL_MEM_FENCE); // everyone has read the partials before one is overwritten
+    if (get_sub_group_id() == 0 && get_sub_group_local_id() == 0)
+        scratch[0] = result;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return scratch[0];
 }
 
 #else
@@ -113,6 +131,81 @@ kernel void reduce(global const int* in, global int* out, ulong length, local in
     const int partial = reduce_work_group(fold_private(in, length), scratch);
     if (get_local_id(0) == 0)
         out[get_group_id(0)] = partial;
+}
+
+// Finishing in the last work-group.
+//
+// Each work-group stores its partial, then adds one to `arrivals`; the one that draws
+// get_num_groups(0) - 1 knows every other partial is stored, provided the store is ordered
+// before the increment (release) and the increment before its reads of the partials
+// (acquire). OpenCL C 2.0 and 3.0 (with __opencl_c_atomic_order_acq_rel and
+// __opencl_c_atomic_scope_device) say exactly that with atomic_fetch_add_explicit. OpenCL C
+// 1.x has only fences and atomic_inc, whose ordering across work-groups the spec leaves
+// open; the host runs that idiom only where the compiled kernel shows device-wide fences
+// around the atomic (NVIDIA's PTX), and the multi-pass finish elsewhere.
+#if defined(REDUCE_ORDERED_ATOMICS)
+
+uint arrive(global uint* arrivals) {
+    return atomic_fetch_add_explicit((volatile global atomic_uint*)arrivals, 1u,
+                                     memory_order_acq_rel, memory_scope_device);
+}
+
+void rearm(global uint* arrivals) {
+    atomic_store_explicit((volatile global atomic_uint*)arrivals, 0u, memory_order_relaxed,
+                          memory_scope_device);
+}
+
+#else
+
+// NVIDIA's compiler makes mem_fence(CLK_GLOBAL_MEM_FENCE) a fence within the work-group
+// (membar.cta), which orders nothing for other work-groups. On its devices the host passes
+// -D REDUCE_PTX_FENCES, and the fence is PTX's membar.gl, which orders for the whole GPU.
+void fence_global_memory(void) {
+#if defined(REDUCE_PTX_FENCES)
+    __asm__ volatile("membar.gl;" ::: "memory");
+#else
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+#endif
+}
+
+uint arrive(global uint* arrivals) {
+    fence_global_memory(); // the partial's store before the increment
+    const uint arrived = atomic_inc((volatile global uint*)arrivals);
+    fence_global_memory(); // the increment before the partials' loads
+    return arrived;
+}
+
+void rearm(global uint* arrivals) {
+    atomic_xchg((volatile global uint*)arrivals, 0u);
+}
+
+#endif
+
+// `partials` holds get_num_groups(0) values; the result goes to result[0]. `arrivals` is 0
+// before the launch, and the last work-group sets it back to 0 for the next one.
+kernel void reduce_and_finish(global const int* in, global int* partials, global int* result,
+                              ulong length, local int* scratch, global uint* arrivals) {
+    local uint arrived_last;
+    const int partial = reduce_work_group(fold_private(in, length), scratch);
+    if (get_local_id(0) == 0) {
+        partials[get_group_id(0)] = partial;
+        arrived_last = arrive(arrivals) == get_num_groups(0) - 1;
+    }
+    // With the global fence, what work-item 0 acquired is visible to its whole work-group.
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (!arrived_last) // the same for the whole work-group
+        return;
+
+    // volatile: the loads go to memory, past any cache that holds an earlier launch's values.
+    const volatile global int* arrived_partials = partials;
+    int value = identity();
+    for (size_t i = get_local_id(0); i < get_num_groups(0); i += get_local_size(0))
+        value = op(value, arrived_partials[i]);
+    const int total = reduce_work_group(value, scratch);
+    if (get_local_id(0) == 0) {
+        result[0] = total;
+        rearm(arrivals);
+    }
 }
 
 // The benchmark's streaming-read ceiling: the same reads as a pass's first step, with nothing

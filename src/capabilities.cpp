@@ -1,6 +1,7 @@
 #include "clreduce/capabilities.hpp"
 
 #include "clreduce/errors.hpp"
+#include "clreduce/finish.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -52,11 +53,6 @@ std::string versions_text(const std::vector<Version>& versions) {
     return text;
 }
 
-bool accepts_opencl_c_2(const DeviceReport& report) {
-    return std::any_of(report.opencl_c.begin(), report.opencl_c.end(),
-                       [](Version version) { return version.major == 2; });
-}
-
 /// The OpenCL C version that declares a collective path's built-ins on this device.
 std::string language_standard(const DeviceReport& report, Path path) {
     // A path the device does not report gets OpenCL C 2.0, the language these built-ins
@@ -79,6 +75,11 @@ bool operator<(Version a, Version b) {
 }
 std::string to_string(Version version) {
     return std::to_string(version.major) + "." + std::to_string(version.minor);
+}
+
+bool accepts_opencl_c_2(const DeviceReport& report) {
+    return std::any_of(report.opencl_c.begin(), report.opencl_c.end(),
+                       [](Version version) { return version.major == 2; });
 }
 
 std::optional<Version> parse_version(std::string_view text, std::string_view prefix) {
@@ -135,6 +136,7 @@ DeviceReport query_report(const cl::Device& device) {
     report.largest_buffer = device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
     report.local_memory = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
     report.max_work_item_size = device.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>().at(0);
+    report.address_bits = device.getInfo<CL_DEVICE_ADDRESS_BITS>();
     return report;
 }
 
@@ -182,18 +184,28 @@ Path choose_path(const DeviceReport& report, std::optional<Path> requested, bool
     return *requested;
 }
 
-std::string build_options(const DeviceReport& report, Path path) {
+std::string build_options(const DeviceReport& report, Path path, Finish finish) {
     std::string options;
     const auto add = [&](const std::string& flag) {
         options += (options.empty() ? "" : " ") + flag;
     };
-    if (path != Path::tree) // the tree needs nothing beyond the compiler's default OpenCL C
+    const bool last_group = finish == Finish::last_group;
+    const bool ordered_atomics =
+        last_group && finish_ordering(report) == FinishOrdering::memory_model;
+    // The tree needs nothing beyond the compiler's default OpenCL C; C11 atomics need 2.0+.
+    if (path != Path::tree)
         add("-cl-std=" + language_standard(report, path));
+    else if (ordered_atomics)
+        add(accepts_opencl_c_2(report) ? "-cl-std=CL2.0" : "-cl-std=CL3.0");
     if (path == Path::work_group)
         add("-D REDUCE_PATH_WORK_GROUP");
     if (path == Path::sub_group)
         add("-D REDUCE_PATH_SUB_GROUP");
-    // GPUs coalesce interleaved reads; a CPU core streams a contiguous run best.
+    if (ordered_atomics)
+        add("-D REDUCE_ORDERED_ATOMICS");
+    else if (last_group && compiles_to_ptx(report))
+        add("-D REDUCE_PTX_FENCES");
+    // GPUs coalesce reads interleaved across the launch; a CPU core streams a contiguous run.
     if (report.type & CL_DEVICE_TYPE_CPU)
         add("-D REDUCE_CONTIGUOUS");
     return options;

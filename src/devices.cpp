@@ -2,6 +2,7 @@
 
 #include "clreduce/capabilities.hpp"
 #include "clreduce/errors.hpp"
+#include "clreduce/finish.hpp"
 
 #include <ostream>
 
@@ -33,7 +34,7 @@ void list_device(std::ostream& out, std::size_t platform_index, std::size_t devi
             break;
         out << "; no " << name_of(better) << ": " << missing_support(report, better);
     }
-    out << '\n';
+    out << "\n      --finish auto: " << describe_finish_support(report) << '\n';
 }
 
 } // namespace
@@ -64,9 +65,24 @@ std::vector<cl::Device> devices_of(const cl::Platform& platform, cl_device_type 
     return devices;
 }
 
+cl_device_type preferred_type(const DeviceTriplet& triplet,
+                              const std::vector<cl::Platform>& platforms) {
+    if (triplet.type)
+        return *triplet.type;
+    if (triplet.platform)
+        return CL_DEVICE_TYPE_ALL;
+    for (const cl_device_type type :
+         {CL_DEVICE_TYPE_GPU, CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_CPU})
+        for (const auto& platform : platforms)
+            if (!devices_of(platform, type).empty())
+                return type;
+    return CL_DEVICE_TYPE_ALL;
+}
+
 SelectedDevice select_device(const DeviceTriplet& triplet) {
     const auto platforms = all_platforms();
-    const auto kind = device_kind(triplet.type);
+    const auto type = preferred_type(triplet, platforms);
+    const auto kind = device_kind(type);
     if (triplet.platform) {
         const auto platform_index = *triplet.platform;
         if (platform_index >= platforms.size())
@@ -75,7 +91,7 @@ SelectedDevice select_device(const DeviceTriplet& triplet) {
                                                    (platforms.size() == 1 ? "is " : "are ") +
                                                    count_text(platforms.size(), "platform") +
                                                    " (--list shows them)");
-        const auto devices = devices_of(platforms[platform_index], triplet.type);
+        const auto devices = devices_of(platforms[platform_index], type);
         if (triplet.device >= devices.size())
             throw Failure(ExitCode::no_device,
                           "device index " + std::to_string(triplet.device) +
@@ -84,7 +100,7 @@ SelectedDevice select_device(const DeviceTriplet& triplet) {
         return {devices[triplet.device], platform_index, triplet.device};
     }
     for (std::size_t platform_index = 0; platform_index < platforms.size(); ++platform_index) {
-        const auto devices = devices_of(platforms[platform_index], triplet.type);
+        const auto devices = devices_of(platforms[platform_index], type);
         if (triplet.device < devices.size())
             return {devices[triplet.device], platform_index, triplet.device};
     }
@@ -110,6 +126,8 @@ std::string type_name(cl_device_type type) {
 
 void list_devices(std::ostream& out) {
     const auto platforms = all_platforms();
+    out << "Without -p and -t, clreduce takes the first "
+        << type_name(preferred_type({}, platforms)) << " device found.\n";
     for (std::size_t platform_index = 0; platform_index < platforms.size(); ++platform_index) {
         const auto& platform = platforms[platform_index];
         out << "Platform " << platform_index << ": " << platform.getInfo<CL_PLATFORM_NAME>() << " ("

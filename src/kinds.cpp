@@ -22,4 +22,8 @@ std::string name_of(Factor factor) {
     return factor == Factor::device ? "device" : "textbook";
 }
 
+std::string name_of(Finish finish) {
+    return finish == Finish::passes ? "passes" : "last-group";
+}
+
 } // namespace clreduce

@@ -2,8 +2,9 @@
 // supports, report every pass's device time, and check the result against the host.
 //
 // The flow, as the README tells it: parse the command line, select the device by its
-// triplet, read its capabilities, choose the reduction path, complete and build the kernel,
-// then run the multi-pass reduction on a profiling queue and validate it.
+// triplet, read its capabilities, choose the reduction path, complete and build the kernel
+// (settling the finish: more passes, or the last work-group), then run the reduction on a
+// profiling queue and validate it.
 
 #include "clreduce/capabilities.hpp"
 #include "clreduce/devices.hpp"
@@ -34,16 +35,15 @@ int main(int argc, char* argv[]) {
             const auto path = choose_path(report, options->path, options->allow_unreported);
             const auto kernel = read_kernel_file("reduce.cl", kernel_folders(options->kernel_dir));
             const DeviceQueue device_queue(selected.device);
-            Reducer reducer(device_queue, report, options->op, path, kernel, options->factor,
-                            options->work_group_size);
+            const auto reducers = build_reducers(device_queue, report, path, kernel, *options);
 
-            std::optional<StreamRead> ceiling;
+            std::optional<StreamRead> stream_read;
             if (options->benchmark)
-                ceiling.emplace(reducer);
+                stream_read.emplace(*reducers.front());
             if (options->mode == Mode::sweep)
-                return run_sweep(reducer, selected, *options, *ceiling, std::cout);
-            return run_reduction(reducer, selected, *options, ceiling ? &*ceiling : nullptr,
-                                 std::cout);
+                return run_sweep(reducers, selected, *options, *stream_read, std::cout);
+            return run_reduction(*reducers.front(), selected, *options,
+                                 stream_read ? &*stream_read : nullptr, std::cout);
         },
         std::cerr);
 }

@@ -8,15 +8,21 @@
 namespace clreduce {
 namespace {
 
-/// Calls `run` (which returns microseconds) once to warm up if asked, then `iterations` times.
+/// Calls run(false) once to warm up if asked, then run(true) `iterations` times.
 template <typename Run>
-std::vector<double> repeat_us(const Repeats& repeats, Run run) {
+void repeat(const Repeats& repeats, Run run) {
     if (repeats.warm_up)
-        run();
-    std::vector<double> samples;
+        run(false);
     for (unsigned i = 0; i < repeats.iterations; ++i)
-        samples.push_back(run());
-    return samples;
+        run(true);
+}
+
+template <typename Field>
+Statistic summarize_runs(const std::vector<Reduction>& runs, Field field) {
+    std::vector<double> samples;
+    for (const auto& run : runs)
+        samples.push_back(field(run));
+    return summarize(samples);
 }
 
 } // namespace
@@ -37,24 +43,24 @@ double gigabytes_per_second(std::uint64_t values, double microseconds) {
 StreamRead::StreamRead(const Reducer& reducer)
     : reducer_(reducer)
     , kernel_(reducer.program(), "stream_read")
+    , work_group_limit_(
+          kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(reducer.device_queue().device))
     , sink_(reducer.device_queue().context, CL_MEM_WRITE_ONLY, sizeof(cl_int)) {}
 
-Statistic StreamRead::measure_us(const cl::Buffer& input, std::uint64_t length,
-                                 const Repeats& repeats) {
+double StreamRead::launch_us(const cl::Buffer& input, std::uint64_t length) {
     const auto first_pass = reducer_.plan(length).front();
+    const auto global_size = first_pass.work_groups * first_pass.work_group_size;
+    // Both sizes are powers of two, so the smaller one divides the global size.
+    const auto local_size = std::min(first_pass.work_group_size, work_group_limit_);
     kernel_.setArg(0, input);
     kernel_.setArg(1, static_cast<cl_ulong>(length));
     kernel_.setArg(2, cl_int{0x5eed1e55});
     kernel_.setArg(3, sink_);
-    return summarize(repeat_us(repeats, [&] {
-        cl::Event event;
-        reducer_.device_queue().queue.enqueueNDRangeKernel(
-            kernel_, cl::NullRange,
-            cl::NDRange(first_pass.work_groups * first_pass.work_group_size),
-            cl::NDRange(first_pass.work_group_size), nullptr, &event);
-        event.wait();
-        return event_us<CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END>(event);
-    }));
+    cl::Event event;
+    reducer_.device_queue().queue.enqueueNDRangeKernel(
+        kernel_, cl::NullRange, cl::NDRange(global_size), cl::NDRange(local_size), nullptr, &event);
+    event.wait();
+    return event_us<CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END>(event);
 }
 
 bool Measurement::valid() const {
@@ -63,38 +69,45 @@ bool Measurement::valid() const {
 }
 
 Statistic Measurement::span_us() const {
-    std::vector<double> samples;
-    for (const auto& run : runs)
-        samples.push_back(run.span_us);
-    return summarize(samples);
+    return summarize_runs(runs, [](const Reduction& run) { return run.span_us; });
+}
+
+Statistic Measurement::observed_us() const {
+    return summarize_runs(runs, [](const Reduction& run) { return run.host_us; });
 }
 
 Statistic Measurement::pass_us(std::size_t pass) const {
-    std::vector<double> samples;
-    for (const auto& run : runs)
-        samples.push_back(run.passes.at(pass).device_us);
-    return summarize(samples);
+    return summarize_runs(runs,
+                          [&](const Reduction& run) { return run.passes.at(pass).device_us; });
 }
 
 Measurement measure(Reducer& reducer, const cl::Buffer& input, const std::vector<cl_int>& values,
-                    std::uint64_t length, const Repeats& repeats, StreamRead* ceiling) {
+                    std::uint64_t length, const Repeats& repeats, StreamRead* stream_read) {
     Measurement measurement;
     measurement.length = length;
-    repeat_us(repeats, [&] {
-        measurement.runs.push_back(reducer.reduce(input, length));
-        return measurement.runs.back().span_us;
+    std::vector<double> read_samples;
+    repeat(repeats, [&](bool counted) {
+        auto run = reducer.reduce(input, length);
+        const auto read_us = stream_read ? stream_read->launch_us(input, length) : 0.0;
+        if (!counted)
+            return;
+        measurement.runs.push_back(std::move(run));
+        if (stream_read)
+            read_samples.push_back(read_us);
     });
-    if (repeats.warm_up) // it is not counted
-        measurement.runs.erase(measurement.runs.begin());
+    if (stream_read)
+        measurement.stream_read_us = summarize(read_samples);
 
-    measurement.host_reference_us = summarize(repeat_us(repeats, [&] {
+    std::vector<double> reference_samples;
+    repeat(repeats, [&](bool counted) {
         const auto started = std::chrono::steady_clock::now();
         measurement.expected = host_reduce(reducer.op(), values.data(), length);
-        return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started)
-            .count();
-    }));
-    if (ceiling)
-        measurement.ceiling_us = ceiling->measure_us(input, length, repeats);
+        if (counted)
+            reference_samples.push_back(std::chrono::duration<double, std::micro>(
+                                            std::chrono::steady_clock::now() - started)
+                                            .count());
+    });
+    measurement.host_reference_us = summarize(reference_samples);
     return measurement;
 }
 

@@ -66,6 +66,12 @@ const std::vector<std::pair<std::string, cl_device_type>> device_types = {
     {"cus", CL_DEVICE_TYPE_CUSTOM}, {"def", CL_DEVICE_TYPE_DEFAULT},
 };
 
+const std::vector<std::pair<std::string, std::optional<Finish>>> finishes = {
+    {"passes", Finish::passes},
+    {"last-group", Finish::last_group},
+    {"auto", std::nullopt},
+};
+
 const std::vector<std::pair<std::string, std::optional<Path>>> strategies = {
     {"auto", std::nullopt},
     {"work-group", Path::work_group},
@@ -106,6 +112,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     TCLAP::SwitchArg csv("", "csv", "With --sweep: print CSV instead of a table", cmd);
     TCLAP::SwitchArg json("", "json", "Print one JSON object instead of text", cmd);
     TCLAP::SwitchArg sweep("", "sweep", "Benchmark lengths 2^10 ... --length (default 2^28)", cmd);
+    TCLAP::SwitchArg cold("", "cold", "Measure the first launch: no uncounted warm-up run", cmd);
     TCLAP::ValueArg<std::string> iterations("i", "iterations",
                                             "Timed runs after one warm-up; reports min and median",
                                             false, "1", "count", cmd);
@@ -120,6 +127,13 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
                                         "Per-pass shrink factor: device (tuned) or textbook "
                                         "(2 x work-group size)",
                                         false, "device", &factor_constraint, cmd);
+    std::vector<std::string> finish_names{"passes", "last-group", "auto"};
+    TCLAP::ValuesConstraint<std::string> finish_constraint(finish_names);
+    TCLAP::ValueArg<std::string> finish(
+        "", "finish",
+        "How partial results become one: passes (a launch each), "
+        "last-group (one launch) or auto (last-group where allowed)",
+        false, "passes", &finish_constraint, cmd);
     TCLAP::SwitchArg allow_unreported(
         "", "allow-unreported",
         "Build the --strategy given even if the device does not report support for it", cmd);
@@ -134,8 +148,9 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     TCLAP::SwitchArg verbose("v", "verbose", "Also print capabilities, build options, plan", cmd);
     auto type_names = names_of(device_types);
     TCLAP::ValuesConstraint<std::string> type_constraint(type_names);
-    TCLAP::ValueArg<std::string> type("t", "type", "Device type", false, "all", &type_constraint,
-                                      cmd);
+    TCLAP::ValueArg<std::string> type(
+        "t", "type", "Device type (default: gpu, else acc, else cpu; all with --platform)", false,
+        "all", &type_constraint, cmd);
     TCLAP::ValueArg<std::string> device("d", "device", "Device index within the platform", false,
                                         "0", "index", cmd);
     TCLAP::ValueArg<std::string> platform(
@@ -178,10 +193,13 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     if (platform.isSet())
         options.triplet.platform = parse_index(platform.getValue(), "--platform");
     options.triplet.device = parse_index(device.getValue(), "--device");
-    options.triplet.type = parse_device_type(type.getValue());
+    if (type.isSet())
+        options.triplet.type = parse_device_type(type.getValue());
     options.path = choose(strategy.getValue(), strategies, "strategy");
     options.allow_unreported = allow_unreported.isSet();
     options.factor = factor.getValue() == "device" ? Factor::device : Factor::textbook;
+    options.finish = choose(finish.getValue(), finishes, "finish");
+    options.finish_given = finish.isSet();
     if (work_group_size.isSet()) {
         const auto limit = parse_index(work_group_size.getValue(), "--work-group-size");
         if (limit == 0 || (limit & (limit - 1)) != 0)
@@ -199,6 +217,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     options.iterations =
         sweep.isSet() && !iterations.isSet() ? sweep_iterations : static_cast<unsigned>(runs);
     options.benchmark = iterations.isSet() || sweep.isSet();
+    options.cold = cold.isSet();
     options.format = json.isSet() ? Format::json : csv.isSet() ? Format::csv : Format::text;
     options.verbosity = quiet.isSet()     ? Verbosity::quiet
                         : verbose.isSet() ? Verbosity::verbose

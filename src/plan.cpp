@@ -32,14 +32,23 @@ std::size_t choose_work_group_size(const WorkGroupLimits& limits) {
     return floor_power_of_two(std::max(wanted, smallest));
 }
 
-PassShape pass_shape(Factor factor, std::size_t work_group_size, unsigned compute_units) {
-    if (factor == Factor::textbook)
-        return {work_group_size, 2, 0};
+PassShape pass_shape(Factor factor, std::size_t work_group_size, unsigned compute_units,
+                     unsigned address_bits) {
+    if (factor == Factor::textbook) {
+        // A global size must fit the device's size_t: past that, work-items fold more values.
+        const std::uint64_t largest_global_size = address_bits >= 64
+                                                      ? std::numeric_limits<std::uint64_t>::max()
+                                                      : (std::uint64_t{1} << address_bits) - 1;
+        const auto most = largest_global_size / work_group_size;
+        return {work_group_size, 2,
+                most >= std::numeric_limits<std::size_t>::max() ? 0
+                                                                : static_cast<std::size_t>(most)};
+    }
     return {work_group_size, device_values_per_work_item,
             std::max<std::size_t>(compute_units, 1) * work_groups_per_compute_unit};
 }
 
-std::vector<Pass> plan_passes(std::uint64_t length, const PassShape& shape) {
+std::vector<Pass> plan_passes(std::uint64_t length, const PassShape& shape, Finish finish) {
     const std::uint64_t per_work_group = shape.values_per_work_group();
     const std::uint64_t most = shape.max_work_groups == 0 ? std::numeric_limits<std::size_t>::max()
                                                           : shape.max_work_groups;
@@ -50,15 +59,19 @@ std::vector<Pass> plan_passes(std::uint64_t length, const PassShape& shape) {
             remaining / per_work_group + (remaining % per_work_group != 0 ? 1 : 0);
         const auto work_groups =
             static_cast<std::size_t>(std::clamp<std::uint64_t>(needed, 1, most));
-        passes.push_back({remaining, work_groups, shape.work_group_size});
-        remaining = work_groups;
+        const bool finishes = finish == Finish::last_group && work_groups > 1;
+        passes.push_back({remaining, work_groups, shape.work_group_size, finishes});
+        remaining = passes.back().out();
     } while (remaining > 1);
     return passes;
 }
 
-std::uint64_t temporary_values(const std::vector<Pass>& passes) {
+std::array<std::uint64_t, 2> temporary_values(const std::vector<Pass>& passes) {
+    const auto& first = passes.front();
+    if (first.finishes)
+        return {1, first.work_groups};
     // Outputs only shrink, so each temporary's largest use is its first.
-    return passes.front().out() + (passes.size() > 1 ? passes[1].out() : 0);
+    return {first.out(), passes.size() > 1 ? passes[1].out() : 0};
 }
 
 } // namespace clreduce

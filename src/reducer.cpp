@@ -1,11 +1,13 @@
 #include "clreduce/reducer.hpp"
 
 #include "clreduce/errors.hpp"
+#include "clreduce/finish.hpp"
 #include "clreduce/source.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <stdexcept>
 
 namespace clreduce {
 namespace {
@@ -23,17 +25,23 @@ double microseconds_between(std::chrono::steady_clock::time_point from,
     return std::chrono::duration<double, std::micro>(to - from).count();
 }
 
-/// A user event that commands can wait for, completed when the scope ends, also by an
-/// exception, so that nothing waits forever.
-struct HeldUntilScopeEnds {
-    explicit HeldUntilScopeEnds(const cl::Context& context)
-        : wait_list{cl::UserEvent(context)} {}
-    ~HeldUntilScopeEnds() { clSetUserEventStatus(wait_list.front()(), CL_COMPLETE); }
-    HeldUntilScopeEnds(const HeldUntilScopeEnds&) = delete;
-    HeldUntilScopeEnds& operator=(const HeldUntilScopeEnds&) = delete;
+/// The program's binary for its one device: PTX text on NVIDIA's platform.
+std::string program_binary(const cl::Program& program) {
+    const auto binaries = program.getInfo<CL_PROGRAM_BINARIES>();
+    return binaries.empty() ? std::string{}
+                            : std::string(binaries.front().begin(), binaries.front().end());
+}
 
-    std::vector<cl::Event> wait_list;
-};
+/// Waits for `event` by polling its status. A blocking wait lets the driver put the thread to
+/// sleep, and waking it added 2 to 3 µs to each reduction on NVIDIA's driver (README), more
+/// than a tenth of a short reduction's wait.
+void poll_until_complete(const cl::Event& event) {
+    cl_int status;
+    while ((status = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>()) > CL_COMPLETE) {
+    }
+    if (status < 0)
+        throw cl::Error(status, "waiting for the result");
+}
 
 } // namespace
 
@@ -67,35 +75,58 @@ cl::Buffer upload(const DeviceQueue& device_queue, const std::vector<cl_int>& va
     return buffer;
 }
 
-Reducer::Reducer(const DeviceQueue& device_queue, const DeviceReport& report, Op op, Path path,
-                 const std::string& kernel_text, Factor factor, std::size_t work_group_size)
+Reducer::Reducer(const DeviceQueue& device_queue, const DeviceReport& report, const Recipe& recipe,
+                 const std::string& kernel_text)
     : device_queue_(device_queue)
     , report_(report)
-    , op_(op)
-    , path_(path)
-    , factor_(factor)
-    , build_options_(clreduce::build_options(report, path)) {
-    program_ =
-        build_program(device_queue_, complete_kernel_source(kernel_text, op, path), build_options_);
-    kernel_ = cl::Kernel(program_, "reduce");
+    , recipe_(recipe)
+    , finish_(choose_finish(recipe.factor, recipe.finish))
+    , build_options_(clreduce::build_options(report, recipe.path, finish_)) {
+    program_ = build_program(
+        device_queue_, complete_kernel_source(kernel_text, recipe.op, recipe.path), build_options_);
+    finish_ =
+        confirm_finish(report, finish_, recipe.finish, [&] { return program_binary(program_); });
+    pass_kernel_ = cl::Kernel(program_, "reduce");
+    finishing_kernel_ = cl::Kernel(program_, "reduce_and_finish");
+    const cl_uint no_arrivals = 0;
+    arrivals_ = cl::Buffer(device_queue_.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                           sizeof no_arrivals, const_cast<cl_uint*>(&no_arrivals));
+    // Drivers copy into pinned memory directly, where other memory goes through a staging copy.
+    result_buffer_ = cl::Buffer(device_queue_.context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+                                sizeof(cl_int));
+    result_ = static_cast<cl_int*>(device_queue_.queue.enqueueMapBuffer(
+        result_buffer_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, sizeof(cl_int)));
+
     const auto& device = device_queue_.device;
-    const auto local_used = kernel_.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device);
     WorkGroupLimits limits;
-    limits.kernel = kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device);
+    limits.kernel = std::min(pass_kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device),
+                             finishing_kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device));
     limits.work_item = report.max_work_item_size;
+    const auto local_used =
+        std::max(pass_kernel_.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device),
+                 finishing_kernel_.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device));
     limits.local_memory_free = report.local_memory - std::min(local_used, report.local_memory);
     // A CPU runs a work-group as a loop on one core: it only needs enough work-items for the
     // SIMD lanes the compiler spreads them over, which the preferred multiple reports.
     if (report.type & CL_DEVICE_TYPE_CPU)
         limits.wanted =
-            kernel_.getWorkGroupInfo<CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE>(device);
-    if (work_group_size != 0)
-        limits.wanted = work_group_size;
+            pass_kernel_.getWorkGroupInfo<CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE>(device);
+    if (recipe.work_group_size != 0)
+        limits.wanted = recipe.work_group_size;
     // PoCL 5.0 aborts (its kernel library lacks __pocl_work_group_alloca) when a sub-group
     // kernel runs in work-groups of fewer than 4 work-items.
-    if (path == Path::sub_group)
+    if (recipe.path == Path::sub_group)
         limits.smallest = 4;
-    shape_ = pass_shape(factor, choose_work_group_size(limits), report.compute_units);
+    shape_ = pass_shape(recipe.factor, choose_work_group_size(limits), report.compute_units,
+                        report.address_bits);
+}
+
+Reducer::~Reducer() {
+    try {
+        device_queue_.queue.enqueueUnmapMemObject(result_buffer_, result_);
+        device_queue_.queue.finish();
+    } catch (const cl::Error&) { // nothing to do about it while being destroyed
+    }
 }
 
 void Reducer::check_fits(std::uint64_t length) const {
@@ -106,7 +137,8 @@ void Reducer::check_fits(std::uint64_t length) const {
                           " in one buffer, but device '" + report_.name + "' allocates at most " +
                           gibibytes_of(largest) + " (CL_DEVICE_MAX_MEM_ALLOC_SIZE), " +
                           std::to_string(largest) + " values");
-    const std::uint64_t needed = length + temporary_values(plan(length));
+    const auto temporaries = temporary_values(plan(length));
+    const std::uint64_t needed = length + temporaries[0] + temporaries[1];
     const std::uint64_t available = report_.global_memory / sizeof(cl_int);
     if (needed > available)
         throw Failure(ExitCode::unsupported,
@@ -115,47 +147,58 @@ void Reducer::check_fits(std::uint64_t length) const {
                           gibibytes_of(available) + " (CL_DEVICE_GLOBAL_MEM_SIZE)");
 }
 
-cl::Buffer& Reducer::temporary(std::size_t which, std::uint64_t values) {
+void Reducer::size_temporary(std::size_t which, std::uint64_t values) {
     if (temporary_capacity_[which] < values) {
         temporaries_[which] =
             cl::Buffer(device_queue_.context, CL_MEM_READ_WRITE, values * sizeof(cl_int));
         temporary_capacity_[which] = values;
     }
-    return temporaries_[which];
+}
+
+void Reducer::enqueue(const Pass& pass, const cl::Buffer& in, std::size_t out, cl::Event& event) {
+    auto& kernel = pass.finishes ? finishing_kernel_ : pass_kernel_;
+    const auto scratch = cl::Local(pass.work_group_size * sizeof(cl_int));
+    kernel.setArg(0, in);
+    if (pass.finishes) {
+        kernel.setArg(1, temporaries_[1 - out]); // the partials
+        kernel.setArg(2, temporaries_[out]);
+        kernel.setArg(3, static_cast<cl_ulong>(pass.in));
+        kernel.setArg(4, scratch);
+        kernel.setArg(5, arrivals_);
+    } else {
+        kernel.setArg(1, temporaries_[out]);
+        kernel.setArg(2, static_cast<cl_ulong>(pass.in));
+        kernel.setArg(3, scratch);
+    }
+    device_queue_.queue.enqueueNDRangeKernel(kernel, cl::NullRange,
+                                             cl::NDRange(pass.work_groups * pass.work_group_size),
+                                             cl::NDRange(pass.work_group_size), nullptr, &event);
 }
 
 Reduction Reducer::reduce(const cl::Buffer& input, std::uint64_t length) {
+    const auto input_bytes = input.getInfo<CL_MEM_SIZE>();
+    if (input_bytes / sizeof(cl_int) < length)
+        throw std::invalid_argument("reduce: the input buffer holds " +
+                                    std::to_string(input_bytes / sizeof(cl_int)) +
+                                    " values, fewer than the length " + std::to_string(length));
     const auto passes = plan(length);
     // Size both temporaries before enqueueing, so none is replaced while a pass uses it.
-    temporary(0, passes.front().out());
-    if (passes.size() > 1)
-        temporary(1, passes[1].out());
+    const auto temporaries = temporary_values(passes);
+    for (std::size_t which = 0; which < 2; ++which)
+        size_temporary(which, temporaries[which]);
 
-    auto& queue = device_queue_.queue;
     std::vector<cl::Event> events(passes.size());
     const auto started = std::chrono::steady_clock::now();
-    {
-        // The first pass waits for `release`, so that every pass is queued before the device
-        // starts: a short pass would otherwise end before the host has enqueued the next.
-        HeldUntilScopeEnds release(device_queue_.context);
-        const cl::Buffer* from = &input;
-        for (std::size_t i = 0; i < passes.size(); ++i) {
-            const auto& pass = passes[i];
-            const cl::Buffer* to = &temporaries_[i % 2];
-            kernel_.setArg(0, *from);
-            kernel_.setArg(1, *to);
-            kernel_.setArg(2, static_cast<cl_ulong>(pass.in));
-            kernel_.setArg(3, cl::Local(pass.work_group_size * sizeof(cl_int)));
-            queue.enqueueNDRangeKernel(kernel_, cl::NullRange,
-                                       cl::NDRange(pass.work_groups * pass.work_group_size),
-                                       cl::NDRange(pass.work_group_size),
-                                       i == 0 ? &release.wait_list : nullptr, &events[i]);
-            from = to;
-        }
-    }
+    enqueue(passes.front(), input, 0, events.front());
+    for (std::size_t i = 1; i < passes.size(); ++i)
+        enqueue(passes[i], temporaries_[(i - 1) % 2], i % 2, events[i]);
+    cl::Event read;
+    device_queue_.queue.enqueueReadBuffer(temporaries_[(passes.size() - 1) % 2], CL_FALSE, 0,
+                                          sizeof(cl_int), result_, nullptr, &read);
+    device_queue_.queue.flush();
+    poll_until_complete(read);
     Reduction reduction;
-    queue.enqueueReadBuffer(temporaries_[(passes.size() - 1) % 2], CL_TRUE, 0, sizeof(cl_int),
-                            &reduction.value);
+    reduction.value = *result_;
     reduction.host_us = microseconds_between(started, std::chrono::steady_clock::now());
 
     for (std::size_t i = 0; i < passes.size(); ++i)

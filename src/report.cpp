@@ -1,5 +1,6 @@
 #include "clreduce/report.hpp"
 
+#include "clreduce/finish.hpp"
 #include "clreduce/reference.hpp"
 
 #include <cstdio>
@@ -44,6 +45,13 @@ std::string percent(double part, double whole) {
     return fixed(100.0 * part / whole, 1) + "%";
 }
 
+std::string timing_note(const Options& options) {
+    const auto runs =
+        std::to_string(options.iterations) + " timed run" + (options.iterations == 1 ? "" : "s");
+    return options.cold ? runs + ", cold: the first launch counts (--cold)"
+                        : runs + " after one uncounted warm-up (--cold counts the first launch)";
+}
+
 } // namespace
 
 void print_setup(std::ostream& out, const SelectedDevice& selected, const Reducer& reducer,
@@ -55,7 +63,9 @@ void print_setup(std::ostream& out, const SelectedDevice& selected, const Reduce
         << selected.device_index << "), " << report.platform_name << ", " << report.version_text
         << '\n'
         << "path     " << name_of(reducer.path()) << ", work-group size "
-        << reducer.work_group_size() << ", " << name_of(reducer.factor()) << " factor\n";
+        << reducer.work_group_size() << ", " << name_of(reducer.factor()) << " factor, finish "
+        << name_of(reducer.finish()) << '\n'
+        << "timing   " << timing_note(options) << '\n';
     if (options.verbosity != Verbosity::verbose)
         return;
     out << "OpenCL C";
@@ -69,7 +79,8 @@ void print_setup(std::ostream& out, const SelectedDevice& selected, const Reduce
     out << "\nextensions";
     for (const auto& extension : report.extensions)
         out << ' ' << extension;
-    out << "\nbuild options: "
+    out << "\nfinish: --finish auto takes " << describe_finish_support(report)
+        << "\nbuild options: "
         << (reducer.build_options().empty() ? "(none)" : reducer.build_options()) << '\n'
         << "host reference: " << host_reduce_description() << '\n';
 }
@@ -78,7 +89,8 @@ void print_plan(std::ostream& out, const std::vector<Pass>& passes) {
     out << "plan: " << passes.size() << (passes.size() == 1 ? " pass" : " passes");
     for (const auto& pass : passes)
         out << "; " << pass.in << " -> " << pass.out() << " (" << pass.work_groups << " x "
-            << pass.work_group_size << ")";
+            << pass.work_group_size << (pass.finishes ? ", the last work-group finishes" : "")
+            << ")";
     out << '\n';
 }
 
@@ -95,17 +107,18 @@ void print_measurement(std::ostream& out, const Measurement& measurement) {
             << pass.work_group_size << std::setw(12) << fixed(us.min);
         if (repeated)
             out << std::setw(11) << fixed(us.median);
-        out << std::setw(10) << fixed(gigabytes_per_second(pass.in, us.min)) << '\n';
+        out << std::setw(10) << fixed(gigabytes_per_second(pass.in, us.min))
+            << (pass.finishes ? "  (the last work-group finishes)" : "") << '\n';
     }
     const auto span = measurement.span_us();
     out << "device span     " << timing_text(span, measurement.length, repeated) << '\n';
-    if (!repeated)
-        out << "host observed   " << fixed(measurement.runs.front().host_us)
-            << " us, enqueue to result\n";
-    if (measurement.ceiling_us)
-        out << "stream ceiling  "
-            << timing_text(*measurement.ceiling_us, measurement.length, repeated)
-            << "; the reduction runs at " << percent(measurement.ceiling_us->min, span.min)
+    out << "host observed   "
+        << timing_text(measurement.observed_us(), measurement.length, repeated)
+        << ", enqueue to result\n";
+    if (measurement.stream_read_us)
+        out << "stream read     "
+            << timing_text(*measurement.stream_read_us, measurement.length, repeated)
+            << "; the reduction runs at " << percent(measurement.stream_read_us->min, span.min)
             << " of its speed\n";
     out << "host reference  "
         << timing_text(measurement.host_reference_us, measurement.length, repeated) << ", "
@@ -125,9 +138,11 @@ void print_json(std::ostream& out, const Measurement& measurement, const Reducer
         << ", \"device\": " << json_string(report.name)
         << ", \"strategy\": " << json_string(name_of(reducer.path()))
         << ", \"factor\": " << json_string(name_of(reducer.factor()))
+        << ", \"finish\": " << json_string(name_of(reducer.finish()))
         << ", \"op\": " << json_string(name_of(reducer.op()))
         << ", \"length\": " << measurement.length << ", \"seed\": " << options.seed
         << ", \"iterations\": " << measurement.runs.size()
+        << ", \"warm_up\": " << (options.cold ? "false" : "true")
         << ", \"work_group_size\": " << reducer.work_group_size()
         << ", \"result\": " << measurement.runs.front().value
         << ", \"expected\": " << measurement.expected
@@ -143,17 +158,17 @@ void print_json(std::ostream& out, const Measurement& measurement, const Reducer
     }
     out << "], \"span_us\": " << fixed(span.min, 3)
         << ", \"span_us_median\": " << fixed(span.median, 3)
-        << ", \"host_us\": " << fixed(measurement.runs.front().host_us, 3)
+        << ", \"host_us\": " << fixed(measurement.observed_us().min, 3)
+        << ", \"host_us_median\": " << fixed(measurement.observed_us().median, 3)
         << ", \"host_reference_us\": " << fixed(measurement.host_reference_us.min, 3)
         << ", \"gbps\": " << fixed(gigabytes_per_second(measurement.length, span.min), 3);
-    if (measurement.ceiling_us)
-        out << ", \"ceiling_us\": " << fixed(measurement.ceiling_us->min, 3)
-            << ", \"ceiling_gbps\": "
-            << fixed(gigabytes_per_second(measurement.length, measurement.ceiling_us->min), 3);
+    if (measurement.stream_read_us)
+        out << ", \"read_us\": " << fixed(measurement.stream_read_us->min, 3) << ", \"read_gbps\": "
+            << fixed(gigabytes_per_second(measurement.length, measurement.stream_read_us->min), 3);
     out << "}\n";
 }
 
-void print_sweep(std::ostream& out, const std::vector<Measurement>& rows, Format format) {
+void print_sweep(std::ostream& out, const std::vector<SweepRow>& rows, Format format) {
     const bool csv = format == Format::csv;
     const auto cell = [&](const std::string& text, int width) {
         if (csv)
@@ -161,21 +176,25 @@ void print_sweep(std::ostream& out, const std::vector<Measurement>& rows, Format
         else
             out << std::setw(width < 0 ? -width : width) << text << (width < 0 ? "\n" : "");
     };
-    cell("length", 12), cell("passes", 7), cell("span_us", 12), cell("span_us_median", 15);
-    cell("gbps", 9), cell("ceiling_us", 12), cell("ceiling_gbps", 13), cell("of_ceiling", 11);
-    cell("host_us", 12), cell("host_gbps", 10), cell("valid", -6);
-    for (const auto& row : rows) {
+    cell("length", 12), cell("finish", 11), cell("passes", 7), cell("span_us", 11);
+    cell("span_us_median", 15), cell("gbps", 9), cell("read_us", 11), cell("read_gbps", 13);
+    cell("of_read", 11), cell("observed_us", 12), cell("observed_us_median", 19);
+    cell("reference_us", 13), cell("reference_gbps", 15), cell("valid", -6);
+    for (const auto& [finish, row] : rows) {
         const auto span = row.span_us();
-        const auto ceiling = row.ceiling_us.value_or(Statistic{});
+        const auto observed = row.observed_us();
+        const auto read = row.stream_read_us.value_or(Statistic{});
         cell(std::to_string(row.length), 12);
+        cell(name_of(finish), 11);
         cell(std::to_string(row.runs.front().passes.size()), 7);
-        cell(fixed(span.min), 12), cell(fixed(span.median), 15);
+        cell(fixed(span.min), 11), cell(fixed(span.median), 15);
         cell(fixed(gigabytes_per_second(row.length, span.min)), 9);
-        cell(fixed(ceiling.min), 12);
-        cell(fixed(gigabytes_per_second(row.length, ceiling.min)), 13);
-        cell(fixed(ceiling.min / span.min, 3), 11);
-        cell(fixed(row.host_reference_us.min), 12);
-        cell(fixed(gigabytes_per_second(row.length, row.host_reference_us.min)), 10);
+        cell(fixed(read.min), 11);
+        cell(fixed(gigabytes_per_second(row.length, read.min)), 13);
+        cell(fixed(read.min / span.min, 3), 11);
+        cell(fixed(observed.min), 12), cell(fixed(observed.median), 19);
+        cell(fixed(row.host_reference_us.min), 13);
+        cell(fixed(gigabytes_per_second(row.length, row.host_reference_us.min)), 15);
         cell(row.valid() ? "yes" : "NO", -6);
     }
 }

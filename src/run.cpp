@@ -31,7 +31,7 @@ void refuse_wrong_result(const Measurement& measurement) {
 }
 
 Repeats repeats_of(const Options& options) {
-    return {options.iterations, options.benchmark};
+    return {options.iterations, !options.cold};
 }
 
 } // namespace
@@ -48,8 +48,25 @@ std::vector<std::uint64_t> sweep_lengths(std::uint64_t largest) {
     return lengths;
 }
 
+std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_queue,
+                                                     const DeviceReport& report, Path path,
+                                                     const std::string& kernel_text,
+                                                     const Options& options) {
+    std::vector<std::optional<Finish>> finishes{options.finish};
+    if (options.mode == Mode::sweep && !options.finish_given)
+        finishes = {Finish::passes, std::nullopt};
+    std::vector<std::unique_ptr<Reducer>> reducers;
+    for (const auto finish : finishes) {
+        const Recipe recipe{options.op, path, options.factor, finish, options.work_group_size};
+        auto reducer = std::make_unique<Reducer>(device_queue, report, recipe, kernel_text);
+        if (reducers.empty() || reducer->finish() != reducers.front()->finish())
+            reducers.push_back(std::move(reducer));
+    }
+    return reducers;
+}
+
 ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const Options& options,
-                       StreamRead* ceiling, std::ostream& out) {
+                       StreamRead* stream_read, std::ostream& out) {
     const bool text = options.format == Format::text && options.verbosity != Verbosity::quiet;
     if (text)
         print_setup(out, selected, reducer, options);
@@ -59,7 +76,7 @@ ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const O
     const auto values = make_input(reducer, options.length, options.seed);
     const auto input = upload(reducer.device_queue(), values);
     const auto measurement =
-        measure(reducer, input, values, options.length, repeats_of(options), ceiling);
+        measure(reducer, input, values, options.length, repeats_of(options), stream_read);
 
     if (options.format == Format::json)
         print_json(out, measurement, reducer, options);
@@ -72,19 +89,23 @@ ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const O
     return ExitCode::success;
 }
 
-ExitCode run_sweep(Reducer& reducer, const SelectedDevice& selected, const Options& options,
-                   StreamRead& ceiling, std::ostream& out) {
+ExitCode run_sweep(const std::vector<std::unique_ptr<Reducer>>& reducers,
+                   const SelectedDevice& selected, const Options& options, StreamRead& stream_read,
+                   std::ostream& out) {
     if (options.format == Format::text)
-        print_setup(out, selected, reducer, options);
-    const auto values = make_input(reducer, options.length, options.seed);
-    const auto input = upload(reducer.device_queue(), values);
-    std::vector<Measurement> rows;
+        for (const auto& reducer : reducers)
+            print_setup(out, selected, *reducer, options);
+    const auto values = make_input(*reducers.front(), options.length, options.seed);
+    const auto input = upload(reducers.front()->device_queue(), values);
+    std::vector<SweepRow> rows;
     for (const auto length : sweep_lengths(options.length))
-        rows.push_back(measure(reducer, input, values, length, repeats_of(options), &ceiling));
+        for (const auto& reducer : reducers)
+            rows.push_back({reducer->finish(), measure(*reducer, input, values, length,
+                                                       repeats_of(options), &stream_read)});
     print_sweep(out, rows, options.format);
     out.flush();
     for (const auto& row : rows)
-        refuse_wrong_result(row);
+        refuse_wrong_result(row.measurement);
     return ExitCode::success;
 }
 

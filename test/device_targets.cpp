@@ -61,21 +61,41 @@ const std::string& reduce_kernel_text() {
     return text;
 }
 
-std::unique_ptr<Reducer> make_reducer(const DeviceUnderTest& target, Op op, Path path,
-                                      Factor factor, std::size_t work_group_size) {
+std::unique_ptr<Reducer> make_reducer(const DeviceUnderTest& target, const Recipe& recipe) {
     try {
-        return std::make_unique<Reducer>(target.queue, target.report, op, path,
-                                         reduce_kernel_text(), factor, work_group_size);
+        return std::make_unique<Reducer>(target.queue, target.report, recipe, reduce_kernel_text());
     } catch (const Failure& failure) {
-        if (reports_support(target.report, path))
+        if (reports_support(target.report, recipe.path))
             throw;
-        WARN("SKIPPED: unreported " << name_of(path) << " path does not build on '"
+        WARN("SKIPPED: unreported " << name_of(recipe.path) << " path does not build on '"
                                     << target.report.name << "': " << failure.what());
         return nullptr;
     }
 }
 
-std::string describe(const DeviceUnderTest& target, Path path, Op op) {
-    return "device '" + target.report.name + "' (" + target.report.platform_name + "), " +
-           name_of(path) + " path, " + name_of(op);
+std::string Combination::name() const {
+    return "device '" + target->report.name + "' (" + target->report.platform_name + "), " +
+           name_of(recipe.path) + " path, " + name_of(recipe.op) + ", finish " +
+           name_of(*recipe.finish);
+}
+
+const std::vector<Combination>& combinations() {
+    static const std::vector<Combination> all = [] {
+        std::vector<Combination> found;
+        for (const auto& target : devices_under_test())
+            for (const Path path : target.paths) {
+                // Building with auto settles whether the device runs the last-group finish.
+                const auto probe = make_reducer(target, {Op::sum, path, Factor::device, {}});
+                if (!probe)
+                    continue;
+                std::vector<Finish> finishes{Finish::passes};
+                if (probe->finish() == Finish::last_group)
+                    finishes.push_back(Finish::last_group);
+                for (const Op op : {Op::sum, Op::min})
+                    for (const Finish finish : finishes)
+                        found.push_back({&target, {op, path, Factor::device, finish}});
+            }
+        return found;
+    }();
+    return all;
 }

@@ -36,11 +36,13 @@ TEST_CASE("defaults reduce 2^20 values with sum on the first device", "[options]
     CHECK(options->length == 1048576);
     CHECK_FALSE(options->triplet.platform);
     CHECK(options->triplet.device == 0);
-    CHECK(options->triplet.type == CL_DEVICE_TYPE_ALL);
+    CHECK_FALSE(options->triplet.type); // gpu, else acc, else cpu
     CHECK_FALSE(options->path);
     CHECK(options->factor == Factor::device);
+    CHECK(options->finish == Finish::passes);
     CHECK(options->iterations == 1);
     CHECK_FALSE(options->benchmark);
+    CHECK_FALSE(options->cold);
 }
 
 TEST_CASE("every option is read into its field", "[options]") {
@@ -68,7 +70,10 @@ TEST_CASE("every option is read into its field", "[options]") {
                                 "--json",
                                 "-v",
                                 "--kernels",
-                                "/k"});
+                                "/k",
+                                "--finish",
+                                "last-group",
+                                "--cold"});
     REQUIRE(options);
     CHECK(options->op == Op::min);
     CHECK(options->length == (std::uint64_t{1} << 31));
@@ -85,6 +90,16 @@ TEST_CASE("every option is read into its field", "[options]") {
     CHECK(options->format == Format::json);
     CHECK(options->verbosity == Verbosity::verbose);
     CHECK(options->kernel_dir == "/k");
+    CHECK(options->finish == Finish::last_group);
+    CHECK(options->finish_given);
+    CHECK(options->cold);
+}
+
+TEST_CASE("a finish of auto leaves the choice to the device", "[options]") {
+    const auto options = parse({"--finish", "auto"});
+    REQUIRE(options);
+    CHECK_FALSE(options->finish);
+    CHECK(options->finish_given);
 }
 
 TEST_CASE("a sweep defaults to 2^28 values and 10 iterations", "[options]") {
@@ -143,6 +158,7 @@ TEST_CASE("invalid command lines are usage errors that name the problem", "[opti
         Case{{"--csv"}, "--csv needs --sweep"},
         Case{{"--allow-unreported"}, "needs an explicit --strategy"},
         Case{{"--strategy", "fastest"}, "does not meet constraint"},
+        Case{{"--finish", "first-group"}, "does not meet constraint"},
         Case{{"extra"}, "Couldn't find match"},
     };
     for (const auto& [arguments, expected] : cases) {

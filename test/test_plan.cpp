@@ -94,6 +94,38 @@ TEST_CASE("a single value still takes one pass", "[plan]") {
 
 TEST_CASE("the temporaries hold the first two passes' outputs", "[plan]") {
     const auto passes = plan_passes(1 << 20, pass_shape(Factor::textbook, 256, 1));
-    CHECK(temporary_values(passes) == 2048 + 4);
-    CHECK(temporary_values(plan_passes(5, pass_shape(Factor::textbook, 256, 1))) == 1);
+    CHECK(temporary_values(passes) == std::array<std::uint64_t, 2>{2048, 4});
+    CHECK(temporary_values(plan_passes(5, pass_shape(Factor::textbook, 256, 1))) ==
+          std::array<std::uint64_t, 2>{1, 0});
+}
+
+TEST_CASE("the last-group finish reduces in one launch of the first pass's shape", "[plan]") {
+    const auto shape = pass_shape(Factor::device, 256, 132);
+    for (const std::uint64_t length :
+         {std::uint64_t{2}, std::uint64_t{1} << 20, (std::uint64_t{1} << 33) + 5}) {
+        INFO("length " << length);
+        const auto passes = plan_passes(length, shape, Finish::last_group);
+        const auto multi_pass = plan_passes(length, shape, Finish::passes);
+        REQUIRE(passes.size() == 1);
+        CHECK(passes[0].in == length);
+        CHECK(passes[0].work_groups == multi_pass[0].work_groups);
+        CHECK(passes[0].finishes == (multi_pass.size() > 1));
+        CHECK(passes[0].out() == 1);
+        // The partials go to temporary 1, the result to temporary 0.
+        CHECK(temporary_values(passes) ==
+              std::array<std::uint64_t, 2>{1, passes[0].finishes ? passes[0].work_groups : 0});
+    }
+    // A single work-group needs no finishing: its partial is the result.
+    CHECK_FALSE(plan_passes(4096, shape, Finish::last_group)[0].finishes);
+}
+
+TEST_CASE("a textbook launch stays within the global sizes of the device's address bits",
+          "[plan]") {
+    const auto shape = pass_shape(Factor::textbook, 1, 1, 32);
+    CHECK(shape.max_work_groups == 0xffffffffu);
+    const auto passes = plan_passes(std::uint64_t{1} << 34, shape);
+    for (const auto& pass : passes)
+        CHECK(pass.work_groups * pass.work_group_size <= 0xffffffffu);
+    CHECK(passes.back().out() == 1);
+    CHECK(pass_shape(Factor::textbook, 1, 1, 64).max_work_groups == 0);
 }

@@ -80,40 +80,39 @@ void write_value(const DeviceQueue& queue, const cl::Buffer& buffer, std::uint64
 } // namespace
 
 TEST_CASE("a randomised sweep of lengths matches the host reference", "[device][sweep]") {
-    for (auto& target : devices_under_test())
-        for (const Path path : target.paths)
-            for (const Op op : {Op::sum, Op::min}) {
-                auto values = sweep_input(op);
-                const auto reducer = make_reducer(target, op, path);
-                if (!reducer)
-                    continue;
-                std::mt19937_64 random(2026);
-                const auto lengths = sweep_lengths_for(*reducer, random);
-                CHECK(lengths.size() >= random_lengths);
-                const auto input = upload(target.queue, values);
-                int mismatches = 0;
-                for (const auto length : lengths) {
-                    // Half of the min checks hide a lone INT_MIN at a random index: finding it
-                    // proves that index was read.
-                    const bool plant = op == Op::min && random() % 2 == 0;
-                    const auto index = random() % length;
-                    const auto saved = values[index];
-                    if (plant) {
-                        values[index] = INT_MIN;
-                        write_value(target.queue, input, index, INT_MIN);
-                    }
-                    const auto device = reducer->reduce(input, length).value;
-                    const auto expected = host_reduce(op, values.data(), length);
-                    if (device != expected && ++mismatches <= 10)
-                        FAIL_CHECK(describe(target, path, op)
-                                   << ", length " << length << ": device " << device << ", host "
-                                   << expected);
-                    if (plant) {
-                        values[index] = saved;
-                        write_value(target.queue, input, index, saved);
-                    }
+    for (const auto& combination : combinations())
+        DYNAMIC_SECTION(combination.name()) {
+            const auto& target = *combination.target;
+            const auto op = combination.recipe.op;
+            auto values = sweep_input(op);
+            const auto reducer = make_reducer(target, combination.recipe);
+            REQUIRE(reducer);
+            std::mt19937_64 random(2026);
+            const auto lengths = sweep_lengths_for(*reducer, random);
+            CHECK(lengths.size() >= random_lengths);
+            const auto input = upload(target.queue, values);
+            int mismatches = 0;
+            for (const auto length : lengths) {
+                // Half of the min checks hide a lone INT_MIN at a random index: finding it
+                // proves that index was read.
+                const bool plant = op == Op::min && random() % 2 == 0;
+                const auto index = random() % length;
+                const auto saved = values[index];
+                if (plant) {
+                    values[index] = INT_MIN;
+                    write_value(target.queue, input, index, INT_MIN);
                 }
-                INFO(describe(target, path, op) << ": " << lengths.size() << " lengths");
-                CHECK(mismatches == 0);
+                const auto device = reducer->reduce(input, length).value;
+                const auto expected = host_reduce(op, values.data(), length);
+                if (device != expected && ++mismatches <= 10)
+                    FAIL_CHECK("length " << length << ": device " << device << ", host "
+                                         << expected);
+                if (plant) {
+                    values[index] = saved;
+                    write_value(target.queue, input, index, saved);
+                }
             }
+            INFO(lengths.size() << " lengths");
+            CHECK(mismatches == 0);
+        }
 }

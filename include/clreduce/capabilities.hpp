@@ -45,11 +45,16 @@ struct DeviceReport {
     std::uint64_t largest_buffer = 0;   // CL_DEVICE_MAX_MEM_ALLOC_SIZE
     std::uint64_t local_memory = 0;     // CL_DEVICE_LOCAL_MEM_SIZE
     std::size_t max_work_item_size = 1; // CL_DEVICE_MAX_WORK_ITEM_SIZES[0]
+    cl_uint address_bits = 64;          // CL_DEVICE_ADDRESS_BITS
 
     bool has_extension(std::string_view name) const;
     bool has_feature(std::string_view name) const;
     bool accepts(Version opencl_c_version) const;
 };
+
+/// Whether the device accepts some OpenCL C 2.x, which has work-group collectives and the
+/// memory model's atomics without optional features.
+bool accepts_opencl_c_2(const DeviceReport& report);
 
 /// Asks only what the device's OpenCL version defines: the 3.0 queries on 3.x devices.
 DeviceReport query_report(const cl::Device& device);
@@ -67,9 +72,10 @@ Path best_path(const DeviceReport& report);
 /// for, if the device reports it or `allow_unreported`. Throws Failure(ExitCode::unsupported).
 Path choose_path(const DeviceReport& report, std::optional<Path> requested, bool allow_unreported);
 
-/// The one place that maps the device and path to compiler flags: the -cl-std the built-ins
-/// need, the -D that selects the kernel's work-group step, and on CPUs the -D that gives each
-/// work-item a contiguous run of the input.
-std::string build_options(const DeviceReport& report, Path path);
+/// The one place that maps the device, path and finish to compiler flags: the -cl-std the
+/// built-ins and atomics need, the -D that selects the kernel's work-group step, on CPUs the
+/// -D that gives each work-group a contiguous run of the input, and for the last-group
+/// finish on a device with the OpenCL C 2.0 memory model the -D that uses its atomics.
+std::string build_options(const DeviceReport& report, Path path, Finish finish = Finish::passes);
 
 } // namespace clreduce

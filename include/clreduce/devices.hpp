@@ -23,6 +23,11 @@ std::vector<cl::Platform> all_platforms();
 /// The platform's devices of `type`, none when it has no such device.
 std::vector<cl::Device> devices_of(const cl::Platform& platform, cl_device_type type);
 
+/// The type the triplet asks for: --type if given; else all types on an explicit platform,
+/// or the first of gpu, acc and cpu that some platform has (all if none has any).
+cl_device_type preferred_type(const DeviceTriplet& triplet,
+                              const std::vector<cl::Platform>& platforms);
+
 /// The device the triplet names. Without a platform index, the first platform that has the
 /// device is taken. Throws Failure(ExitCode::no_device) saying what is there instead.
 SelectedDevice select_device(const DeviceTriplet& triplet);
@@ -30,7 +35,8 @@ SelectedDevice select_device(const DeviceTriplet& triplet);
 /// "cpu", "gpu", "acc", "cus", "def" or "all", as --type spells them.
 std::string type_name(cl_device_type type);
 
-/// Every platform and device, each with its triplet, versions and reduction path.
+/// Every platform and device, each with its triplet, versions, reduction path and finish,
+/// and which device a run without -p and -t takes.
 void list_devices(std::ostream& out);
 
 } // namespace clreduce

@@ -1,6 +1,6 @@
 #pragma once
-// The choices that shape a reduction: what is reduced (the op) and how a work-group
-// combines its work-items' values (the path).
+// The choices that shape a reduction: what is reduced (the op), how a work-group combines
+// its work-items' values (the path), and how the work-groups' results meet (the finish).
 
 #include <string>
 
@@ -15,6 +15,12 @@ enum class Path {
     tree,       // the textbook tree in local memory, valid on every device
 };
 
+/// How the work-groups' partial results become one value.
+enum class Finish {
+    passes,     // more launches of the same kernel, until one value is left
+    last_group, // in the same launch: the work-group that finishes last reduces the partials
+};
+
 /// How much each pass shrinks its input.
 enum class Factor {
     device,   // a few work-groups per compute unit, each work-item folding many values
@@ -24,5 +30,6 @@ enum class Factor {
 std::string name_of(Op op);
 std::string name_of(Path path);
 std::string name_of(Factor factor);
+std::string name_of(Finish finish);
 
 } // namespace clreduce

@@ -1,6 +1,6 @@
 #pragma once
 // Measuring: repeated, validated reductions of one input, the host reference beside them,
-// and the device's streaming-read ceiling.
+// and the device's stream read: the time to read the input and do nothing else.
 
 #include "clreduce/reducer.hpp"
 
@@ -20,23 +20,26 @@ struct Statistic {
 /// Min and median of at least one sample.
 Statistic summarize(std::vector<double> samples);
 
-/// How often to run and whether to warm up first (benchmark mode) or measure a cold run.
+/// How often to run, and whether one uncounted run warms the device up first (the default)
+/// or the first launch is measured as it comes (--cold).
 struct Repeats {
     unsigned iterations = 1;
-    bool warm_up = false;
+    bool warm_up = true;
 };
 
-/// The streaming-read ceiling: reduce.cl's stream_read kernel, which makes the first pass's
-/// reads with the first pass's launch shape and does nothing else. No reduction of the same
-/// input can take less time on the device.
+/// The stream read: reduce.cl's stream_read kernel, which makes the first pass's reads with
+/// the first pass's launch shape (within its own work-group limit) and does nothing else.
+/// On GPUs it is the reduction's ceiling; on CPUs it is a reference, not a bound (README).
 class StreamRead {
 public:
     explicit StreamRead(const Reducer& reducer);
-    Statistic measure_us(const cl::Buffer& input, std::uint64_t length, const Repeats& repeats);
+    /// One launch over the first `length` values of `input`, in device microseconds.
+    double launch_us(const cl::Buffer& input, std::uint64_t length);
 
 private:
     const Reducer& reducer_;
     cl::Kernel kernel_;
+    std::size_t work_group_limit_;
     cl::Buffer sink_;
 };
 
@@ -45,18 +48,20 @@ struct Measurement {
     std::vector<Reduction> runs; // the timed runs, warm-up excluded
     cl_int expected = 0;         // the host reference
     Statistic host_reference_us;
-    std::optional<Statistic> ceiling_us;
+    std::optional<Statistic> stream_read_us; // with a StreamRead, interleaved with the runs
 
     /// Whether every timed run's result equals the host reference.
     bool valid() const;
     Statistic span_us() const;
+    Statistic observed_us() const; // the host's wait, first enqueue to result
     Statistic pass_us(std::size_t pass) const;
 };
 
 /// Reduces the first `length` of `values` (already in `input`) `repeats` times on the device
-/// and with the host reference, and the streaming-read ceiling when `ceiling` is given.
+/// and with the host reference. With `stream_read`, each reduction is followed by a launch of the
+/// streaming read, so that both see the same cache and clock state.
 Measurement measure(Reducer& reducer, const cl::Buffer& input, const std::vector<cl_int>& values,
-                    std::uint64_t length, const Repeats& repeats, StreamRead* ceiling);
+                    std::uint64_t length, const Repeats& repeats, StreamRead* stream_read);
 
 /// Gigabytes per second of reading `values` int32s in `microseconds`.
 double gigabytes_per_second(std::uint64_t values, double microseconds);

@@ -15,7 +15,8 @@ namespace clreduce {
 struct DeviceTriplet {
     std::optional<std::size_t> platform; // unset: the first platform with such a device
     std::size_t device = 0;              // index among the platform's devices of `type`
-    cl_device_type type = CL_DEVICE_TYPE_ALL;
+    // Unset: all types on an explicit platform; else the first of gpu, acc, cpu found.
+    std::optional<cl_device_type> type;
 };
 
 enum class Verbosity { quiet, normal, verbose };
@@ -31,10 +32,13 @@ struct Options {
     std::optional<Path> path; // unset: the best path the device reports
     bool allow_unreported = false;
     Factor factor = Factor::device;
+    std::optional<Finish> finish = Finish::passes; // unset: auto
+    bool finish_given = false;
     std::size_t work_group_size = 0; // 0: the device's best
     std::uint64_t seed = 1;
     unsigned iterations = 1;
-    bool benchmark = false; // --iterations was given: warm up first, report min and median
+    bool benchmark = false; // --iterations or --sweep: min and median, and the stream read
+    bool cold = false;      // measure the first launch instead of warming up
     Format format = Format::text;
     Verbosity verbosity = Verbosity::normal;
     std::string kernel_dir; // empty: look beside the executable, then in the install prefix

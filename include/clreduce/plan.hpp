@@ -4,18 +4,21 @@
 
 #include "clreduce/kinds.hpp"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 namespace clreduce {
 
-/// How one pass is launched: each work-group reduces its share of the input to one value.
+/// How one pass is launched: each work-group reduces its share of the input to one value,
+/// and, in a finishing pass, the last work-group to end reduces those values to one.
 struct Pass {
     std::uint64_t in = 0;            // values read
-    std::size_t work_groups = 0;     // also the values written
+    std::size_t work_groups = 0;     // also the partial results written
     std::size_t work_group_size = 0; // a power of two
-    std::uint64_t out() const { return work_groups; }
+    bool finishes = false;           // Finish::last_group with more than one work-group
+    std::uint64_t out() const { return finishes ? 1 : work_groups; }
 };
 
 /// The shape every pass is cut to.
@@ -39,15 +42,21 @@ struct WorkGroupLimits {
 /// bounds allow.
 std::size_t choose_work_group_size(const WorkGroupLimits& limits);
 
-/// Factor::textbook: 2 values per work-item, as many work-groups as that takes.
+/// Factor::textbook: 2 values per work-item, as many work-groups as that takes, within the
+/// global sizes that a device of `address_bits` can launch.
 /// Factor::device: a few work-groups per compute unit, each work-item folding many values,
 /// so that the first pass streams the input once and large inputs take two passes.
-PassShape pass_shape(Factor factor, std::size_t work_group_size, unsigned compute_units);
+PassShape pass_shape(Factor factor, std::size_t work_group_size, unsigned compute_units,
+                     unsigned address_bits = 64);
 
-/// The passes that take `length` values down to one (one pass for a single value).
-std::vector<Pass> plan_passes(std::uint64_t length, const PassShape& shape);
+/// The passes that take `length` values down to one (one pass for a single value). With
+/// Finish::last_group that is always one pass, the first of Finish::passes, finishing.
+std::vector<Pass> plan_passes(std::uint64_t length, const PassShape& shape,
+                              Finish finish = Finish::passes);
 
-/// Values the two alternating temporaries hold together (odd passes write one, even the other).
-std::uint64_t temporary_values(const std::vector<Pass>& passes);
+/// Values each of the two temporaries must hold. Passes write to them alternately, the
+/// first pass to temporary 0; a finishing pass writes its partials to temporary 1 and the
+/// result to temporary 0.
+std::array<std::uint64_t, 2> temporary_values(const std::vector<Pass>& passes);
 
 } // namespace clreduce

@@ -8,6 +8,7 @@
 
 #include <CL/opencl.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,42 +49,64 @@ cl::Program build_program(const DeviceQueue& device_queue, const std::string& so
 /// A read-only buffer holding `values`, written before this returns.
 cl::Buffer upload(const DeviceQueue& device_queue, const std::vector<cl_int>& values);
 
+/// What a Reducer is built for.
+struct Recipe {
+    Op op = Op::sum;
+    Path path = Path::tree;
+    Factor factor = Factor::device;
+    std::optional<Finish> finish = Finish::passes; // nullopt: auto, one launch where allowed
+    std::size_t work_group_size = 0;               // 0: the device's best
+};
+
 class Reducer {
 public:
-    /// Builds reduce.cl's text completed for `op` on `path`, and sizes its work-groups:
-    /// `work_group_size` if given (0: the device's best), within the kernel's and device's limits.
-    Reducer(const DeviceQueue& device_queue, const DeviceReport& report, Op op, Path path,
-            const std::string& kernel_text, Factor factor, std::size_t work_group_size = 0);
+    /// Builds reduce.cl's text completed for the recipe's op and path, settles the finish
+    /// (see finish.hpp) and sizes the work-groups: the recipe's size if given, within the
+    /// kernels' and the device's limits. Throws Failure for a finish the device cannot run.
+    Reducer(const DeviceQueue& device_queue, const DeviceReport& report, const Recipe& recipe,
+            const std::string& kernel_text);
+    // Copies would share the kernels' arguments, the temporaries and the arrival counter.
+    Reducer(const Reducer&) = delete;
+    Reducer& operator=(const Reducer&) = delete;
+    ~Reducer();
 
     const DeviceQueue& device_queue() const { return device_queue_; }
     const cl::Program& program() const { return program_; }
     const DeviceReport& report() const { return report_; }
-    Op op() const { return op_; }
-    Path path() const { return path_; }
-    Factor factor() const { return factor_; }
+    Op op() const { return recipe_.op; }
+    Path path() const { return recipe_.path; }
+    Factor factor() const { return recipe_.factor; }
+    Finish finish() const { return finish_; }
     const std::string& build_options() const { return build_options_; }
     const PassShape& shape() const { return shape_; }
     std::size_t work_group_size() const { return shape_.work_group_size; }
-    std::vector<Pass> plan(std::uint64_t length) const { return plan_passes(length, shape_); }
+    std::vector<Pass> plan(std::uint64_t length) const {
+        return plan_passes(length, shape_, finish_);
+    }
 
     /// Throws Failure(ExitCode::unsupported), naming the limit, when `length` values and the
     /// temporaries cannot be allocated on the device; call it before making the input.
     void check_fits(std::uint64_t length) const;
 
-    /// Reduces the first `length` values of `input`, which it only reads.
+    /// Reduces the first `length` values of `input`, which it only reads. Throws
+    /// std::invalid_argument when `input` holds fewer than `length` values.
     Reduction reduce(const cl::Buffer& input, std::uint64_t length);
 
 private:
-    cl::Buffer& temporary(std::size_t which, std::uint64_t values);
+    void size_temporary(std::size_t which, std::uint64_t values);
+    void enqueue(const Pass& pass, const cl::Buffer& in, std::size_t out, cl::Event& event);
 
     DeviceQueue device_queue_;
     DeviceReport report_;
-    Op op_;
-    Path path_;
-    Factor factor_;
+    Recipe recipe_;
+    Finish finish_;
     std::string build_options_;
     cl::Program program_;
-    cl::Kernel kernel_;
+    cl::Kernel pass_kernel_;      // reduce: one pass
+    cl::Kernel finishing_kernel_; // reduce_and_finish: a pass that the last work-group finishes
+    cl::Buffer arrivals_;         // reduce_and_finish's count of work-groups done, 0 between runs
+    cl::Buffer result_buffer_;    // pinned host memory (CL_MEM_ALLOC_HOST_PTR) for the result...
+    cl_int* result_ = nullptr;    // ...mapped for the reducer's lifetime
     PassShape shape_;
     cl::Buffer temporaries_[2];
     std::uint64_t temporary_capacity_[2] = {0, 0};

@@ -26,7 +26,13 @@ void print_measurement(std::ostream& out, const Measurement& measurement);
 void print_json(std::ostream& out, const Measurement& measurement, const Reducer& reducer,
                 const Options& options);
 
-/// The sweep as an aligned table or as CSV, one row per length.
-void print_sweep(std::ostream& out, const std::vector<Measurement>& rows, Format format);
+/// One length of a sweep, measured with one finish.
+struct SweepRow {
+    Finish finish;
+    Measurement measurement;
+};
+
+/// The sweep as an aligned table or as CSV, one row per length and finish.
+void print_sweep(std::ostream& out, const std::vector<SweepRow>& rows, Format format);
 
 } // namespace clreduce

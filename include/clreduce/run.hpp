@@ -10,6 +10,8 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
+#include <string>
 #include <vector>
 
 namespace clreduce {
@@ -18,14 +20,24 @@ namespace clreduce {
 /// against the host reference and prints the report. A wrong result throws
 /// Failure(ExitCode::wrong_result) after the report is printed.
 ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const Options& options,
-                       StreamRead* ceiling, std::ostream& out);
+                       StreamRead* stream_read, std::ostream& out);
 
 /// 2^10, 2^11, ... up to `largest`, and `largest` itself (alone when below 2^10).
 std::vector<std::uint64_t> sweep_lengths(std::uint64_t largest);
 
+/// The reducers the options ask for on one device: one with the requested finish, or for a
+/// sweep without --finish one with passes and one with auto, where auto is the single launch,
+/// so that the table shows both finishes side by side.
+std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_queue,
+                                                     const DeviceReport& report, Path path,
+                                                     const std::string& kernel_text,
+                                                     const Options& options);
+
 /// Benchmarks every power of two from 2^10 up to options.length (and options.length itself)
-/// on one input, with the streaming-read ceiling, and prints the table or CSV.
-ExitCode run_sweep(Reducer& reducer, const SelectedDevice& selected, const Options& options,
-                   StreamRead& ceiling, std::ostream& out);
+/// on one input with each reducer (all on one device), with the stream read beside it, and
+/// prints the table or CSV.
+ExitCode run_sweep(const std::vector<std::unique_ptr<Reducer>>& reducers,
+                   const SelectedDevice& selected, const Options& options, StreamRead& stream_read,
+                   std::ostream& out);
 
 } // namespace clreduce
