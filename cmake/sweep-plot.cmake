@@ -22,7 +22,7 @@ if(NOT EXISTS "${CSV}")
   message(FATAL_ERROR "no sweep CSV at ${CSV}")
 endif()
 
-# Columns: length,finish,passes,span_us,span_us_median,gbps,read_us,read_gbps,of_read,
+# Columns: length,type,op,finish,passes,span_us,span_us_median,gbps,read_us,read_gbps,of_read,
 #          observed_us,observed_us_median,reference_us,reference_gbps,valid
 set(script "
 set datafile separator ','
@@ -35,11 +35,11 @@ set xlabel 'length (values)'
 set ylabel 'GB/s (best of the timed runs)'
 set key top left
 set grid
-finish(name, column) = strcol(2) eq name ? column(column) : NaN
-plot '${CSV}' using 1:(finish('passes', 6)) skip 1 with linespoints lw 2 pt 7 title 'clreduce --finish passes', \\
-     '' using 1:(finish('last-group', 6)) skip 1 with linespoints lw 2 pt 5 title 'clreduce --finish last-group', \\
-     '' using 1:8 skip 1 with lines lw 2 dt 2 title 'stream read (the ceiling on GPUs)', \\
-     '' using 1:13 skip 1 with linespoints lw 1 pt 6 title 'host std::reduce(par_unseq)' noenhanced
+finish(name, column) = strcol(4) eq name ? column(column) : NaN
+plot '${CSV}' using 1:(finish('passes', 8)) skip 1 with linespoints lw 2 pt 7 title 'clreduce --finish passes', \\
+     '' using 1:(finish('last-group', 8)) skip 1 with linespoints lw 2 pt 5 title 'clreduce --finish last-group', \\
+     '' using 1:10 skip 1 with lines lw 2 dt 2 title 'stream read (the ceiling on GPUs)', \\
+     '' using 1:15 skip 1 with linespoints lw 1 pt 6 title 'host std::reduce(par_unseq)' noenhanced
 ")
 file(WRITE "${PNG}.gp" "${script}")
 execute_process(COMMAND ${GNUPLOT} "${PNG}.gp" RESULT_VARIABLE exit_code)

@@ -1,4 +1,4 @@
-// clreduce's reduction of 32-bit ints, in two kernels built from one program:
+// clreduce's reduction, in two kernels built from one program:
 //
 //   reduce                one pass: each work-group writes one partial result, so a pass
 //                         shrinks `length` values to get_num_groups(0); the host repeats
@@ -7,9 +7,11 @@
 //                         partial and counts itself in; the work-group that arrives last
 //                         reduces every partial to the result (--finish last-group).
 //
-// The reduction itself is only declared here. Before building, the host appends the
-// definitions for the op chosen on the command line (sum or min), and, for the path the
-// device supports, the relay to the matching built-in. It also passes one of
+// The values and the reduction are only declared here. The host passes the value type and
+// its 4-vector as -D REDUCE_VALUE=<type> -D REDUCE_VALUE4=<type>4 (int, uint, long, ulong,
+// float or double), appends the definitions of identity, op and op4 for the type and the op
+// chosen on the command line (sum, min or max), and, for the path the device supports, the
+// relay to the matching built-in. It also passes one of
 //   -D REDUCE_PATH_WORK_GROUP   work_group_reduce_<op> (OpenCL C 2.0, or 3.0 with the feature)
 //   -D REDUCE_PATH_SUB_GROUP    sub_group_reduce_<op>  (cl_khr_subgroups or __opencl_c_subgroups)
 // and, with neither, builds the textbook tree reduction in local memory. On CPU devices it
@@ -21,25 +23,34 @@
 #if defined(REDUCE_PATH_SUB_GROUP) && defined(cl_khr_subgroups)
 #pragma OPENCL EXTENSION cl_khr_subgroups : enable
 #endif
+#if defined(cl_khr_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+#if defined(cles_khr_int64)
+#pragma OPENCL EXTENSION cles_khr_int64 : enable
+#endif
 
-int identity(void);              // op(identity(), x) == x for every x
-int op(int a, int b);            // associative and commutative
-int4 op4(int4 a, int4 b);        // op on each lane, as one vector instruction
-int work_group_reduce_op(int x); // defined only when REDUCE_PATH_WORK_GROUP is
-int sub_group_reduce_op(int x);  // defined only when REDUCE_PATH_SUB_GROUP is
+typedef REDUCE_VALUE value_t;
+typedef REDUCE_VALUE4 value4_t;
 
-// Each work-item first folds its share of the input in private memory, reading int4 vectors.
+value_t identity(void);                  // op(identity(), x) == x for every x
+value_t op(value_t a, value_t b);        // associative and commutative
+value4_t op4(value4_t a, value4_t b);    // op on each lane, as one vector instruction
+value_t work_group_reduce_op(value_t x); // defined only when REDUCE_PATH_WORK_GROUP is
+value_t sub_group_reduce_op(value_t x);  // defined only when REDUCE_PATH_SUB_GROUP is
+
+// Each work-item first folds its share of the input in private memory, reading 4-vectors.
 // On GPUs (the default) the shares interleave: neighbouring work-items read neighbouring
-// 16-byte words, which the hardware coalesces into whole memory transactions. On CPUs
+// vectors, which the hardware coalesces into whole memory transactions. On CPUs
 // (REDUCE_CONTIGUOUS) each work-item takes one contiguous run, which its core's prefetcher
 // streams: PoCL runs a work-group's work-items one after the other, so interleaving them
 // inside a work-group's run made each one stride through memory (3 to 8 times slower,
 // measured on PoCL 3.1 and 5.0; see the README).
-// Every buffer the host passes starts at CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least 16 bytes, so
-// the int4 view is aligned; the length % 4 trailing ints go to the first work-items. Lengths
-// and indices are 64-bit throughout.
-int fold_private(global const int* in, ulong length) {
-    global const int4* in4 = (global const int4*)in;
+// Every buffer the host passes starts at CL_DEVICE_MEM_BASE_ADDR_ALIGN, which is at least the
+// size of the largest vector type, so the vector view is aligned; the length % 4 trailing values go
+// to the first work-items. Lengths and indices are 64-bit throughout.
+value_t fold_private(global const value_t* in, ulong length) {
+    global const value4_t* in4 = (global const value4_t*)in;
     const ulong vectors = length / 4;
     const ulong items = get_global_size(0);
     const ulong item = get_global_id(0);
@@ -55,8 +66,8 @@ int fold_private(global const int* in, ulong length) {
 #endif
 
     // Four accumulators keep four independent loads in flight.
-    int4 a = (int4)(identity());
-    int4 b = a, c = a, d = a;
+    value4_t a = (value4_t)(identity());
+    value4_t b = a, c = a, d = a;
     ulong i = begin;
     for (; i + 3 * step < end; i += 4 * step) {
         a = op4(a, in4[i]);
@@ -66,9 +77,9 @@ int fold_private(global const int* in, ulong length) {
     }
     for (; i < end; i += step)
         a = op4(a, in4[i]);
-    const int4 folded = op4(op4(a, b), op4(c, d));
+    const value4_t folded = op4(op4(a, b), op4(c, d));
 
-    int value = op(op(folded.x, folded.y), op(folded.z, folded.w));
+    value_t value = op(op(folded.x, folded.y), op(folded.z, folded.w));
     for (ulong tail = vectors * 4 + item; tail < length; tail += items)
         value = op(value, in[tail]);
     return value;
@@ -79,7 +90,7 @@ int fold_private(global const int* in, ulong length) {
 
 #if defined(REDUCE_PATH_WORK_GROUP)
 
-int reduce_work_group(int value, local int* scratch) {
+value_t reduce_work_group(value_t value, local value_t* scratch) {
     return work_group_reduce_op(value);
 }
 
@@ -89,13 +100,13 @@ int reduce_work_group(int value, local int* scratch) {
 // sub-group reduces those. The loop allows for a last sub-group smaller than the others and
 // for more sub-groups than a sub-group has work-items. Which work-items form sub-group 0 is
 // the implementation's choice, so its result goes through local memory to everyone.
-int reduce_work_group(int value, local int* scratch) {
-    const int partial = sub_group_reduce_op(value);
+value_t reduce_work_group(value_t value, local value_t* scratch) {
+    const value_t partial = sub_group_reduce_op(value);
     if (get_sub_group_local_id() == 0)
         scratch[get_sub_group_id()] = partial;
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    int result = identity();
+    value_t result = identity();
     if (get_sub_group_id() == 0) {
         for (uint i = get_sub_group_local_id(); i < get_num_sub_groups(); i += get_sub_group_size())
             result = op(result, scratch[i]);
@@ -113,7 +124,7 @@ int reduce_work_group(int value, local int* scratch) {
 // The textbook tree: halve the active work-items each step. The host makes the work-group
 // size a power of two, and every work-item reaches every barrier (none returns early), which
 // also sidesteps drivers that mishandle barriers in partially active work-groups.
-int reduce_work_group(int value, local int* scratch) {
+value_t reduce_work_group(value_t value, local value_t* scratch) {
     const size_t lid = get_local_id(0);
     scratch[lid] = value;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -127,8 +138,9 @@ int reduce_work_group(int value, local int* scratch) {
 
 #endif
 
-kernel void reduce(global const int* in, global int* out, ulong length, local int* scratch) {
-    const int partial = reduce_work_group(fold_private(in, length), scratch);
+kernel void reduce(global const value_t* in, global value_t* out, ulong length,
+                   local value_t* scratch) {
+    const value_t partial = reduce_work_group(fold_private(in, length), scratch);
     if (get_local_id(0) == 0)
         out[get_group_id(0)] = partial;
 }
@@ -183,10 +195,11 @@ void rearm(global uint* arrivals) {
 
 // `partials` holds get_num_groups(0) values; the result goes to result[0]. `arrivals` is 0
 // before the launch, and the last work-group sets it back to 0 for the next one.
-kernel void reduce_and_finish(global const int* in, global int* partials, global int* result,
-                              ulong length, local int* scratch, global uint* arrivals) {
+kernel void reduce_and_finish(global const value_t* in, global value_t* partials,
+                              global value_t* result, ulong length, local value_t* scratch,
+                              global uint* arrivals) {
     local uint arrived_last;
-    const int partial = reduce_work_group(fold_private(in, length), scratch);
+    const value_t partial = reduce_work_group(fold_private(in, length), scratch);
     if (get_local_id(0) == 0) {
         partials[get_group_id(0)] = partial;
         arrived_last = arrive(arrivals) == get_num_groups(0) - 1;
@@ -197,11 +210,11 @@ kernel void reduce_and_finish(global const int* in, global int* partials, global
         return;
 
     // volatile: the loads go to memory, past any cache that holds an earlier launch's values.
-    const volatile global int* arrived_partials = partials;
-    int value = identity();
+    const volatile global value_t* arrived_partials = partials;
+    value_t value = identity();
     for (size_t i = get_local_id(0); i < get_num_groups(0); i += get_local_size(0))
         value = op(value, arrived_partials[i]);
-    const int total = reduce_work_group(value, scratch);
+    const value_t total = reduce_work_group(value, scratch);
     if (get_local_id(0) == 0) {
         result[0] = total;
         rearm(arrivals);
@@ -211,8 +224,9 @@ kernel void reduce_and_finish(global const int* in, global int* partials, global
 // The benchmark's streaming-read ceiling: the same reads as a pass's first step, with nothing
 // after them. The store fires only if the fold happens to equal `unlikely`, but the compiler
 // cannot know that, so it keeps every load.
-kernel void stream_read(global const int* in, ulong length, int unlikely, global int* sink) {
-    const int folded = fold_private(in, length);
+kernel void stream_read(global const value_t* in, ulong length, value_t unlikely,
+                        global value_t* sink) {
+    const value_t folded = fold_private(in, length);
     if (folded == unlikely)
         sink[0] = folded;
 }

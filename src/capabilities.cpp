@@ -120,6 +120,7 @@ DeviceReport query_report(const cl::Device& device) {
     report.platform_name =
         cl::Platform(device.getInfo<CL_DEVICE_PLATFORM>()).getInfo<CL_PLATFORM_NAME>();
     report.version_text = device.getInfo<CL_DEVICE_VERSION>();
+    report.embedded_profile = device.getInfo<CL_DEVICE_PROFILE>() == "EMBEDDED_PROFILE";
     report.type = device.getInfo<CL_DEVICE_TYPE>();
     // A device that garbles its version is treated as the oldest, which asks the least.
     report.opencl = parse_version(report.version_text, "OpenCL ").value_or(Version{1, 0});
@@ -184,11 +185,55 @@ Path choose_path(const DeviceReport& report, std::optional<Path> requested, bool
     return *requested;
 }
 
-std::string build_options(const DeviceReport& report, Path path, Finish finish) {
+std::string missing_type_support(const DeviceReport& report, DataType type) {
+    // A 3.x device states its optional features; before 3.0 the extension or profile did.
+    const bool opencl_3 = !(report.opencl < Version{3, 0});
+    switch (info(type).needs) {
+    case Capability::fp64:
+        if (opencl_3 ? report.has_feature("__opencl_c_fp64") : report.has_extension("cl_khr_fp64"))
+            return {};
+        return std::string("double needs ") + (opencl_3 ? "__opencl_c_fp64" : "cl_khr_fp64") +
+               ", which the device does not report";
+    case Capability::int64:
+        if (opencl_3 ? report.has_feature("__opencl_c_int64")
+                     : !report.embedded_profile || report.has_extension("cles_khr_int64"))
+            return {};
+        return name_of(type) + " needs " +
+               (opencl_3 ? "__opencl_c_int64" : "the full profile or cles_khr_int64") +
+               ", which the device does not report";
+    case Capability::none:
+        break;
+    }
+    return {};
+}
+
+std::string describe_type_support(const DeviceReport& report) {
+    std::string held;
+    std::string missing;
+    for (const auto& type : all_types()) {
+        const auto why = missing_type_support(report, type.type);
+        if (why.empty())
+            held += (held.empty() ? "" : " ") + std::string(type.name);
+        else
+            missing += "; no " + std::string(type.name) + ": " + why;
+    }
+    return held + missing;
+}
+
+void require_type_support(const DeviceReport& report, DataType type) {
+    const auto missing = missing_type_support(report, type);
+    if (!missing.empty())
+        throw Failure(ExitCode::unsupported, "device '" + report.name + "' cannot reduce " +
+                                                 name_of(type) + ": " + missing);
+}
+
+std::string build_options(const DeviceReport& report, Path path, Finish finish, DataType type) {
     std::string options;
     const auto add = [&](const std::string& flag) {
         options += (options.empty() ? "" : " ") + flag;
     };
+    const std::string cl_type = info(type).cl_name;
+    add("-D REDUCE_VALUE=" + cl_type + " -D REDUCE_VALUE4=" + cl_type + "4");
     const bool last_group = finish == Finish::last_group;
     const bool ordered_atomics =
         last_group && finish_ordering(report) == FinishOrdering::memory_model;

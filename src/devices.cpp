@@ -34,7 +34,8 @@ void list_device(std::ostream& out, std::size_t platform_index, std::size_t devi
             break;
         out << "; no " << name_of(better) << ": " << missing_support(report, better);
     }
-    out << "\n      --finish auto: " << describe_finish_support(report) << '\n';
+    out << "\n      --finish auto: " << describe_finish_support(report)
+        << "\n      types: " << describe_type_support(report) << '\n';
 }
 
 } // namespace

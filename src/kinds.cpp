@@ -3,7 +3,15 @@
 namespace clreduce {
 
 std::string name_of(Op op) {
-    return op == Op::sum ? "sum" : "min";
+    switch (op) {
+    case Op::sum:
+        return "sum";
+    case Op::min:
+        return "min";
+    case Op::max:
+        break;
+    }
+    return "max";
 }
 
 std::string name_of(Path path) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 namespace clreduce {
 namespace {
@@ -15,6 +16,15 @@ void repeat(const Repeats& repeats, Run run) {
         run(false);
     for (unsigned i = 0; i < repeats.iterations; ++i)
         run(true);
+}
+
+/// |a - b| as a double; both hold the same type.
+double difference(const Scalar& a, const Scalar& b) {
+    return std::visit(
+        [&](auto x) {
+            return std::abs(static_cast<double>(x) - static_cast<double>(std::get<decltype(x)>(b)));
+        },
+        a);
 }
 
 template <typename Field>
@@ -35,9 +45,16 @@ Statistic summarize(std::vector<double> samples) {
     return {samples.front(), median};
 }
 
-double gigabytes_per_second(std::uint64_t values, double microseconds) {
-    return microseconds > 0 ? static_cast<double>(values) * sizeof(cl_int) / microseconds / 1e3
-                            : 0.0;
+double gigabytes_per_second(std::uint64_t bytes, double microseconds) {
+    return microseconds > 0 ? static_cast<double>(bytes) / microseconds / 1e3 : 0.0;
+}
+
+double sum_tolerance(DataType type, std::uint64_t additions, double magnitude, double expected) {
+    const double u = info(type).unit_roundoff;
+    if (u == 0)
+        return 0;
+    const double k = static_cast<double>(additions);
+    return k * u / (1 - k * u) * magnitude + u * std::abs(expected);
 }
 
 StreamRead::StreamRead(const Reducer& reducer)
@@ -45,7 +62,7 @@ StreamRead::StreamRead(const Reducer& reducer)
     , kernel_(reducer.program(), "stream_read")
     , work_group_limit_(
           kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(reducer.device_queue().device))
-    , sink_(reducer.device_queue().context, CL_MEM_WRITE_ONLY, sizeof(cl_int)) {}
+    , sink_(reducer.device_queue().context, CL_MEM_WRITE_ONLY, reducer.value_size()) {}
 
 double StreamRead::launch_us(const cl::Buffer& input, std::uint64_t length) {
     const auto first_pass = reducer_.plan(length).front();
@@ -54,7 +71,8 @@ double StreamRead::launch_us(const cl::Buffer& input, std::uint64_t length) {
     const auto local_size = std::min(first_pass.work_group_size, work_group_limit_);
     kernel_.setArg(0, input);
     kernel_.setArg(1, static_cast<cl_ulong>(length));
-    kernel_.setArg(2, cl_int{0x5eed1e55});
+    const unsigned char unlikely[8] = {0x55, 0x1e, 0xed, 0x5e, 0x0b, 0xad, 0xf0, 0x0d};
+    kernel_.setArg(2, reducer_.value_size(), unlikely);
     kernel_.setArg(3, sink_);
     cl::Event event;
     reducer_.device_queue().queue.enqueueNDRangeKernel(
@@ -63,9 +81,22 @@ double StreamRead::launch_us(const cl::Buffer& input, std::uint64_t length) {
     return event_us<CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END>(event);
 }
 
+bool Measurement::matches(const Scalar& value) const {
+    if (tolerance == 0)
+        return value == expected.value;
+    return difference(value, expected.value) <= tolerance;
+}
+
 bool Measurement::valid() const {
     return std::all_of(runs.begin(), runs.end(),
-                       [&](const Reduction& run) { return run.value == expected; });
+                       [&](const Reduction& run) { return matches(run.value); });
+}
+
+double Measurement::largest_error() const {
+    double largest = 0;
+    for (const auto& run : runs)
+        largest = std::max(largest, difference(run.value, expected.value));
+    return largest;
 }
 
 Statistic Measurement::span_us() const {
@@ -81,9 +112,10 @@ Statistic Measurement::pass_us(std::size_t pass) const {
                           [&](const Reduction& run) { return run.passes.at(pass).device_us; });
 }
 
-Measurement measure(Reducer& reducer, const cl::Buffer& input, const std::vector<cl_int>& values,
+Measurement measure(Reducer& reducer, const cl::Buffer& input, const HostValues& values,
                     std::uint64_t length, const Repeats& repeats, StreamRead* stream_read) {
     Measurement measurement;
+    measurement.type = reducer.type();
     measurement.length = length;
     std::vector<double> read_samples;
     repeat(repeats, [&](bool counted) {
@@ -101,13 +133,18 @@ Measurement measure(Reducer& reducer, const cl::Buffer& input, const std::vector
     std::vector<double> reference_samples;
     repeat(repeats, [&](bool counted) {
         const auto started = std::chrono::steady_clock::now();
-        measurement.expected = host_reduce(reducer.op(), values.data(), length);
+        measurement.expected = host_reduce(reducer.op(), values, length);
         if (counted)
             reference_samples.push_back(std::chrono::duration<double, std::micro>(
                                             std::chrono::steady_clock::now() - started)
                                             .count());
     });
     measurement.host_reference_us = summarize(reference_samples);
+    if (reducer.op() == Op::sum)
+        measurement.tolerance = sum_tolerance(
+            reducer.type(), additions_per_value(reducer.plan(length), reducer.path()),
+            measurement.expected.magnitude,
+            std::visit([](auto x) { return static_cast<double>(x); }, measurement.expected.value));
     return measurement;
 }
 

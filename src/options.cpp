@@ -53,7 +53,8 @@ Choice choose(const std::string& name, const std::vector<std::pair<std::string, 
     usage_error("unknown " + what + " '" + name + "'");
 }
 
-std::vector<std::string> names_of(const std::vector<std::pair<std::string, cl_device_type>>& list) {
+template <typename Choice>
+std::vector<std::string> names_of(const std::vector<std::pair<std::string, Choice>>& list) {
     std::vector<std::string> names;
     for (const auto& entry : list)
         names.push_back(entry.first);
@@ -65,6 +66,19 @@ const std::vector<std::pair<std::string, cl_device_type>> device_types = {
     {"gpu", CL_DEVICE_TYPE_GPU},    {"acc", CL_DEVICE_TYPE_ACCELERATOR},
     {"cus", CL_DEVICE_TYPE_CUSTOM}, {"def", CL_DEVICE_TYPE_DEFAULT},
 };
+
+const std::vector<std::pair<std::string, Op>> ops = {
+    {"sum", Op::sum},
+    {"min", Op::min},
+    {"max", Op::max},
+};
+
+std::vector<std::pair<std::string, DataType>> data_types() {
+    std::vector<std::pair<std::string, DataType>> names;
+    for (const auto& type_info : all_types())
+        names.emplace_back(type_info.name, type_info.type);
+    return names;
+}
 
 const std::vector<std::pair<std::string, std::optional<Finish>>> finishes = {
     {"passes", Finish::passes},
@@ -101,8 +115,8 @@ cl_device_type parse_device_type(const std::string& name) {
 }
 
 std::optional<Options> parse_options(int argc, const char* const* argv) {
-    TCLAP::CmdLine cmd("Reduces a random int32 array on an OpenCL device, reporting every "
-                       "pass's device time.",
+    TCLAP::CmdLine cmd("Reduces a random array on an OpenCL device, reporting every pass's "
+                       "device time.",
                        ' ', CLREDUCE_VERSION);
     cmd.setExceptionHandling(false);
 
@@ -156,12 +170,16 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     TCLAP::ValueArg<std::string> platform(
         "p", "platform", "Platform index (default: the first with a device of --type)", false, "",
         "index", cmd);
-    TCLAP::ValueArg<std::string> length("l", "length", "Number of int32 values (or 2^N)", false,
+    TCLAP::ValueArg<std::string> length("l", "length", "Number of values (or 2^N)", false,
                                         "1048576", "count", cmd);
-    std::vector<std::string> op_names{"sum", "min"};
+    auto data_type_names = names_of(data_types());
+    TCLAP::ValuesConstraint<std::string> data_type_constraint(data_type_names);
+    TCLAP::ValueArg<std::string> data_type("", "data-type", "Type of the values", false, "int32",
+                                           &data_type_constraint, cmd);
+    auto op_names = names_of(ops);
     TCLAP::ValuesConstraint<std::string> op_constraint(op_names);
-    TCLAP::ValueArg<std::string> op("o", "op", "Reduction: sum (wraps around) or min", false, "sum",
-                                    &op_constraint, cmd);
+    TCLAP::ValueArg<std::string> op("o", "op", "Reduction: sum (integers wrap around), min or max",
+                                    false, "sum", &op_constraint, cmd);
 
     try {
         cmd.parse(argc, argv);
@@ -186,7 +204,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
 
     Options options;
     options.mode = list.isSet() ? Mode::list : sweep.isSet() ? Mode::sweep : Mode::reduce;
-    options.op = op.getValue() == "sum" ? Op::sum : Op::min;
+    options.op = choose(op.getValue(), ops, "op");
+    options.type = choose(data_type.getValue(), data_types(), "data type");
     options.length_given = length.isSet();
     options.length = sweep.isSet() && !length.isSet() ? std::uint64_t{1} << 28
                                                       : parse_count(length.getValue(), "--length");

@@ -21,11 +21,21 @@ std::size_t floor_power_of_two(std::uint64_t value) {
     return power;
 }
 
+std::uint64_t log2_of(std::uint64_t power_of_two) {
+    std::uint64_t exponent = 0;
+    while (power_of_two > 1) {
+        power_of_two /= 2;
+        ++exponent;
+    }
+    return exponent;
+}
+
 } // namespace
 
 std::size_t choose_work_group_size(const WorkGroupLimits& limits) {
     std::uint64_t bound = std::min<std::uint64_t>(limits.kernel, limits.work_item);
-    bound = std::max<std::uint64_t>(std::min(bound, limits.local_memory_free / sizeof(int)), 1);
+    bound =
+        std::max<std::uint64_t>(std::min(bound, limits.local_memory_free / limits.value_size), 1);
     const std::uint64_t wanted =
         limits.wanted == 0 ? bound : std::min<std::uint64_t>(limits.wanted, bound);
     const std::uint64_t smallest = std::min<std::uint64_t>(limits.smallest, bound);
@@ -64,6 +74,23 @@ std::vector<Pass> plan_passes(std::uint64_t length, const PassShape& shape, Fini
         remaining = passes.back().out();
     } while (remaining > 1);
     return passes;
+}
+
+std::uint64_t additions_per_value(const std::vector<Pass>& passes, Path path) {
+    std::uint64_t additions = 0;
+    for (const auto& pass : passes) {
+        const std::uint64_t work_group_step =
+            path == Path::tree ? log2_of(pass.work_group_size) : pass.work_group_size - 1;
+        const std::uint64_t items = std::uint64_t{pass.work_groups} * pass.work_group_size;
+        // Each of the 4 accumulators' 4 lanes takes every 16th value of the work-item's
+        // share; then two steps join the accumulators, two the lanes, one the tail.
+        const std::uint64_t share = (pass.in + items - 1) / items;
+        additions += (share + 15) / 16 + 5 + work_group_step;
+        if (pass.finishes)
+            additions += (pass.work_groups + pass.work_group_size - 1) / pass.work_group_size +
+                         work_group_step;
+    }
+    return additions;
 }
 
 std::array<std::uint64_t, 2> temporary_values(const std::vector<Pass>& passes) {

@@ -12,11 +12,12 @@
 namespace clreduce {
 namespace {
 
-/// "16.0 GiB" for a count of int32 values, without overflowing for absurd counts.
-std::string gibibytes_of(std::uint64_t values) {
+/// "16.0 GiB" for a count of values of `size` bytes, without overflowing for absurd counts.
+std::string gibibytes_of(std::uint64_t values, std::size_t size) {
     char text[32];
     std::snprintf(text, sizeof text, "%.1f GiB",
-                  static_cast<double>(values) * sizeof(cl_int) / (1024.0 * 1024.0 * 1024.0));
+                  static_cast<double>(values) * static_cast<double>(size) /
+                      (1024.0 * 1024.0 * 1024.0));
     return text;
 }
 
@@ -68,10 +69,10 @@ cl::Program build_program(const DeviceQueue& device_queue, const std::string& so
     return program;
 }
 
-cl::Buffer upload(const DeviceQueue& device_queue, const std::vector<cl_int>& values) {
-    const auto bytes = values.size() * sizeof(cl_int);
+cl::Buffer upload(const DeviceQueue& device_queue, const HostValues& values) {
+    const auto bytes = length_of(values) * info(type_of(values)).size;
     cl::Buffer buffer(device_queue.context, CL_MEM_READ_ONLY, bytes);
-    device_queue.queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, values.data());
+    device_queue.queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, data_of(values));
     return buffer;
 }
 
@@ -81,9 +82,11 @@ Reducer::Reducer(const DeviceQueue& device_queue, const DeviceReport& report, co
     , report_(report)
     , recipe_(recipe)
     , finish_(choose_finish(recipe.factor, recipe.finish))
-    , build_options_(clreduce::build_options(report, recipe.path, finish_)) {
+    , build_options_(clreduce::build_options(report, recipe.path, finish_, recipe.type)) {
+    require_type_support(report, recipe.type);
     program_ = build_program(
-        device_queue_, complete_kernel_source(kernel_text, recipe.op, recipe.path), build_options_);
+        device_queue_, complete_kernel_source(kernel_text, recipe.op, recipe.path, recipe.type),
+        build_options_);
     finish_ =
         confirm_finish(report, finish_, recipe.finish, [&] { return program_binary(program_); });
     pass_kernel_ = cl::Kernel(program_, "reduce");
@@ -92,10 +95,10 @@ Reducer::Reducer(const DeviceQueue& device_queue, const DeviceReport& report, co
     arrivals_ = cl::Buffer(device_queue_.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                            sizeof no_arrivals, const_cast<cl_uint*>(&no_arrivals));
     // Drivers copy into pinned memory directly, where other memory goes through a staging copy.
-    result_buffer_ = cl::Buffer(device_queue_.context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
-                                sizeof(cl_int));
-    result_ = static_cast<cl_int*>(device_queue_.queue.enqueueMapBuffer(
-        result_buffer_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, sizeof(cl_int)));
+    result_buffer_ =
+        cl::Buffer(device_queue_.context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, value_size());
+    result_ = device_queue_.queue.enqueueMapBuffer(result_buffer_, CL_TRUE,
+                                                   CL_MAP_READ | CL_MAP_WRITE, 0, value_size());
 
     const auto& device = device_queue_.device;
     WorkGroupLimits limits;
@@ -106,6 +109,7 @@ Reducer::Reducer(const DeviceQueue& device_queue, const DeviceReport& report, co
         std::max(pass_kernel_.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device),
                  finishing_kernel_.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device));
     limits.local_memory_free = report.local_memory - std::min(local_used, report.local_memory);
+    limits.value_size = value_size();
     // A CPU runs a work-group as a loop on one core: it only needs enough work-items for the
     // SIMD lanes the compiler spreads them over, which the preferred multiple reports.
     if (report.type & CL_DEVICE_TYPE_CPU)
@@ -130,34 +134,35 @@ Reducer::~Reducer() {
 }
 
 void Reducer::check_fits(std::uint64_t length) const {
-    const std::uint64_t largest = report_.largest_buffer / sizeof(cl_int);
+    const auto size = value_size();
+    const std::uint64_t largest = report_.largest_buffer / size;
     if (length > largest)
         throw Failure(ExitCode::unsupported,
-                      "length " + std::to_string(length) + " needs " + gibibytes_of(length) +
+                      "length " + std::to_string(length) + " needs " + gibibytes_of(length, size) +
                           " in one buffer, but device '" + report_.name + "' allocates at most " +
-                          gibibytes_of(largest) + " (CL_DEVICE_MAX_MEM_ALLOC_SIZE), " +
-                          std::to_string(largest) + " values");
+                          gibibytes_of(largest, size) + " (CL_DEVICE_MAX_MEM_ALLOC_SIZE), " +
+                          std::to_string(largest) + " values of " + name_of(type()));
     const auto temporaries = temporary_values(plan(length));
     const std::uint64_t needed = length + temporaries[0] + temporaries[1];
-    const std::uint64_t available = report_.global_memory / sizeof(cl_int);
+    const std::uint64_t available = report_.global_memory / size;
     if (needed > available)
         throw Failure(ExitCode::unsupported,
-                      "length " + std::to_string(length) + " needs " + gibibytes_of(needed) +
+                      "length " + std::to_string(length) + " needs " + gibibytes_of(needed, size) +
                           " with its temporaries, but device '" + report_.name + "' has " +
-                          gibibytes_of(available) + " (CL_DEVICE_GLOBAL_MEM_SIZE)");
+                          gibibytes_of(available, size) + " (CL_DEVICE_GLOBAL_MEM_SIZE)");
 }
 
 void Reducer::size_temporary(std::size_t which, std::uint64_t values) {
     if (temporary_capacity_[which] < values) {
         temporaries_[which] =
-            cl::Buffer(device_queue_.context, CL_MEM_READ_WRITE, values * sizeof(cl_int));
+            cl::Buffer(device_queue_.context, CL_MEM_READ_WRITE, values * value_size());
         temporary_capacity_[which] = values;
     }
 }
 
 void Reducer::enqueue(const Pass& pass, const cl::Buffer& in, std::size_t out, cl::Event& event) {
     auto& kernel = pass.finishes ? finishing_kernel_ : pass_kernel_;
-    const auto scratch = cl::Local(pass.work_group_size * sizeof(cl_int));
+    const auto scratch = cl::Local(pass.work_group_size * value_size());
     kernel.setArg(0, in);
     if (pass.finishes) {
         kernel.setArg(1, temporaries_[1 - out]); // the partials
@@ -176,11 +181,11 @@ void Reducer::enqueue(const Pass& pass, const cl::Buffer& in, std::size_t out, c
 }
 
 Reduction Reducer::reduce(const cl::Buffer& input, std::uint64_t length) {
-    const auto input_bytes = input.getInfo<CL_MEM_SIZE>();
-    if (input_bytes / sizeof(cl_int) < length)
+    const auto input_values = input.getInfo<CL_MEM_SIZE>() / value_size();
+    if (input_values < length)
         throw std::invalid_argument("reduce: the input buffer holds " +
-                                    std::to_string(input_bytes / sizeof(cl_int)) +
-                                    " values, fewer than the length " + std::to_string(length));
+                                    std::to_string(input_values) + " values of " + name_of(type()) +
+                                    ", fewer than the length " + std::to_string(length));
     const auto passes = plan(length);
     // Size both temporaries before enqueueing, so none is replaced while a pass uses it.
     const auto temporaries = temporary_values(passes);
@@ -194,11 +199,11 @@ Reduction Reducer::reduce(const cl::Buffer& input, std::uint64_t length) {
         enqueue(passes[i], temporaries_[(i - 1) % 2], i % 2, events[i]);
     cl::Event read;
     device_queue_.queue.enqueueReadBuffer(temporaries_[(passes.size() - 1) % 2], CL_FALSE, 0,
-                                          sizeof(cl_int), result_, nullptr, &read);
+                                          value_size(), result_, nullptr, &read);
     device_queue_.queue.flush();
     poll_until_complete(read);
     Reduction reduction;
-    reduction.value = *result_;
+    reduction.value = scalar_from_bytes(type(), result_);
     reduction.host_us = microseconds_between(started, std::chrono::steady_clock::now());
 
     for (std::size_t i = 0; i < passes.size(); ++i)

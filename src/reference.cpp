@@ -1,10 +1,9 @@
 #include "clreduce/reference.hpp"
 
-#include <algorithm>
-#include <climits>
 #include <cstring>
 #include <execution>
 #include <numeric>
+#include <vector>
 
 namespace clreduce {
 namespace {
@@ -17,52 +16,105 @@ std::uint64_t scramble(std::uint64_t x) {
     return x ^ (x >> 31);
 }
 
-/// The int32 with the same bits (C++17 leaves the plain conversion implementation-defined).
-cl_int same_bits(std::uint32_t bits) {
-    cl_int value;
-    std::memcpy(&value, &bits, sizeof value);
-    return value;
+/// The value of T that random bits stand for: an integer with the same bits (C++17 leaves
+/// the plain conversion of out-of-range values implementation-defined), or a float in [-1, 1)
+/// from as many bits as its significand holds.
+template <typename T>
+T from_random_bits(std::uint64_t bits) {
+    if constexpr (std::is_floating_point_v<T>) {
+        constexpr int digits = std::numeric_limits<T>::digits;
+        const auto scaled = static_cast<T>(bits >> (64 - digits - 1)); // [0, 2^(digits+1))
+        return scaled / static_cast<T>(std::uint64_t{1} << digits) - T{1};
+    } else {
+        T value;
+        const auto high = bits >> (64 - 8 * sizeof(T)); // the best-mixed bits
+        std::memcpy(&value, &high, sizeof value);
+        return value;
+    }
 }
 
-std::uint32_t wrapping_add(std::uint32_t a, std::uint32_t b) {
-    return a + b;
+// Small enough that a million values keep every core busy.
+constexpr std::uint64_t chunk = std::uint64_t{1} << 16;
+
+/// Calls `body(begin, end)` for each chunk of [0, length), in parallel.
+template <typename Body>
+void for_each_chunk(std::uint64_t length, Body body) {
+    std::vector<std::uint64_t> starts;
+    for (std::uint64_t start = 0; start < length; start += chunk)
+        starts.push_back(start);
+    std::for_each(std::execution::par, starts.begin(), starts.end(),
+                  [&](std::uint64_t start) { body(start, std::min(start + chunk, length)); });
+}
+
+/// A running sum that keeps the rounding error of each addition (Neumaier's variant of
+/// Kahan's summation), and the sum of magnitudes beside it.
+class CompensatedSum {
+public:
+    void add(double x) {
+        accumulate(x);
+        magnitude_ += std::abs(x);
+    }
+    void add(const CompensatedSum& other) {
+        accumulate(other.sum_);
+        accumulate(other.error_);
+        magnitude_ += other.magnitude_;
+    }
+    double value() const { return sum_ + error_; }
+    double magnitude() const { return magnitude_; }
+
+private:
+    void accumulate(double x) {
+        const double total = sum_ + x;
+        error_ += std::abs(sum_) >= std::abs(x) ? (sum_ - total) + x : (x - total) + sum_;
+        sum_ = total;
+    }
+
+    double sum_ = 0;
+    double error_ = 0;
+    double magnitude_ = 0;
+};
+
+template <typename T>
+Reference floating_sum(const T* values, std::uint64_t length) {
+    std::vector<CompensatedSum> chunks((length + chunk - 1) / chunk);
+    for_each_chunk(length, [&](std::uint64_t begin, std::uint64_t end) {
+        for (std::uint64_t i = begin; i < end; ++i)
+            chunks[begin / chunk].add(static_cast<double>(values[i]));
+    });
+    CompensatedSum total;
+    for (const auto& part : chunks)
+        total.add(part);
+    return {static_cast<T>(total.value()), total.magnitude()};
+}
+
+template <typename T>
+Reference reduce_values(Op op, const T* values, std::uint64_t length) {
+    if constexpr (std::is_floating_point_v<T>)
+        if (op == Op::sum)
+            return floating_sum(values, length);
+    return {std::reduce(std::execution::par_unseq, values, values + length, identity_of<T>(op),
+                        [op](T a, T b) { return combine(op, a, b); }),
+            0};
 }
 
 } // namespace
 
-std::vector<cl_int> random_values(std::uint64_t length, std::uint64_t seed) {
-    std::vector<cl_int> values(length);
-    constexpr std::uint64_t chunk = std::uint64_t{1} << 20;
-    std::vector<std::uint64_t> chunk_starts;
-    for (std::uint64_t start = 0; start < length; start += chunk)
-        chunk_starts.push_back(start);
-    const std::uint64_t key = scramble(seed);
-    std::for_each(
-        std::execution::par, chunk_starts.begin(), chunk_starts.end(), [&](std::uint64_t start) {
-            const std::uint64_t end = std::min(start + chunk, length);
-            for (std::uint64_t i = start; i < end; ++i)
-                values[i] = same_bits(static_cast<std::uint32_t>(scramble(key + i) >> 32));
+HostValues random_values(DataType type, std::uint64_t length, std::uint64_t seed) {
+    return visit_type(type, [&](auto zero) -> HostValues {
+        using T = decltype(zero);
+        std::vector<T> values(length);
+        const std::uint64_t key = scramble(seed);
+        for_each_chunk(length, [&](std::uint64_t begin, std::uint64_t end) {
+            for (std::uint64_t i = begin; i < end; ++i)
+                values[i] = from_random_bits<T>(scramble(key + i));
         });
-    return values;
+        return values;
+    });
 }
 
-cl_int combine(Op op, cl_int a, cl_int b) {
-    if (op == Op::min)
-        return std::min(a, b);
-    return same_bits(wrapping_add(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b)));
-}
-
-cl_int host_reduce(Op op, const cl_int* values, std::uint64_t length) {
-    const auto end = values + length;
-    if (op == Op::min)
-        return std::reduce(std::execution::par_unseq, values, end, cl_int{INT_MAX},
-                           [](cl_int a, cl_int b) { return std::min(a, b); });
-    // Unsigned arithmetic wraps around by definition, where signed overflow is undefined.
-    const auto sum =
-        std::reduce(std::execution::par_unseq, values, end, std::uint32_t{0}, [](auto a, auto b) {
-            return wrapping_add(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b));
-        });
-    return same_bits(sum);
+Reference host_reduce(Op op, const HostValues& values, std::uint64_t length) {
+    return std::visit([&](const auto& vector) { return reduce_values(op, vector.data(), length); },
+                      values);
 }
 
 std::string host_reduce_description() {

@@ -34,11 +34,26 @@ std::string json_string(const std::string& text) {
     return quoted + '"';
 }
 
-/// "min / median us (GB/s)" of a statistic over `values` read.
-std::string timing_text(const Statistic& us, std::uint64_t values, bool repeated) {
+/// "min / median us (GB/s)" of a statistic over `bytes` read.
+std::string timing_text(const Statistic& us, std::uint64_t bytes, bool repeated) {
     return (repeated ? "min " + fixed(us.min) + " us, median " + fixed(us.median) + " us"
                      : fixed(us.min) + " us") +
-           " (" + fixed(gigabytes_per_second(values, us.min)) + " GB/s)";
+           " (" + fixed(gigabytes_per_second(bytes, us.min)) + " GB/s)";
+}
+
+/// How the first run's result compares with the host reference.
+std::string verdict(const Measurement& measurement) {
+    const auto& expected = measurement.expected.value;
+    if (!measurement.valid())
+        return " (WRONG: the host reference is " + to_string(expected) +
+               (measurement.tolerance > 0 ? ", tolerance " + to_string(measurement.tolerance)
+                                          : std::string()) +
+               ")";
+    if (measurement.tolerance == 0)
+        return " (matches the host reference)";
+    return " (matches the host reference " + to_string(expected) + ": error " +
+           to_string(measurement.largest_error()) + ", within the bound " +
+           to_string(measurement.tolerance) + ")";
 }
 
 std::string percent(double part, double whole) {
@@ -58,7 +73,8 @@ void print_setup(std::ostream& out, const SelectedDevice& selected, const Reduce
                  const Options& options) {
     const auto& report = reducer.report();
     out << "clreduce " << CLREDUCE_VERSION << ": " << name_of(reducer.op()) << " of "
-        << options.length << " int32 values (seed " << options.seed << ")\n"
+        << options.length << " " << name_of(reducer.type()) << " values (seed " << options.seed
+        << ")\n"
         << "device   " << report.name << " (-p " << selected.platform_index << " -d "
         << selected.device_index << "), " << report.platform_name << ", " << report.version_text
         << '\n'
@@ -79,8 +95,8 @@ void print_setup(std::ostream& out, const SelectedDevice& selected, const Reduce
     out << "\nextensions";
     for (const auto& extension : report.extensions)
         out << ' ' << extension;
-    out << "\nfinish: --finish auto takes " << describe_finish_support(report)
-        << "\nbuild options: "
+    out << "\ntypes: " << describe_type_support(report) << "\nfinish: --finish auto takes "
+        << describe_finish_support(report) << "\nbuild options: "
         << (reducer.build_options().empty() ? "(none)" : reducer.build_options()) << '\n'
         << "host reference: " << host_reduce_description() << '\n';
 }
@@ -107,26 +123,22 @@ void print_measurement(std::ostream& out, const Measurement& measurement) {
             << pass.work_group_size << std::setw(12) << fixed(us.min);
         if (repeated)
             out << std::setw(11) << fixed(us.median);
-        out << std::setw(10) << fixed(gigabytes_per_second(pass.in, us.min))
+        out << std::setw(10)
+            << fixed(gigabytes_per_second(pass.in * info(measurement.type).size, us.min))
             << (pass.finishes ? "  (the last work-group finishes)" : "") << '\n';
     }
     const auto span = measurement.span_us();
-    out << "device span     " << timing_text(span, measurement.length, repeated) << '\n';
-    out << "host observed   "
-        << timing_text(measurement.observed_us(), measurement.length, repeated)
+    const auto bytes = measurement.bytes();
+    out << "device span     " << timing_text(span, bytes, repeated) << '\n';
+    out << "host observed   " << timing_text(measurement.observed_us(), bytes, repeated)
         << ", enqueue to result\n";
     if (measurement.stream_read_us)
-        out << "stream read     "
-            << timing_text(*measurement.stream_read_us, measurement.length, repeated)
+        out << "stream read     " << timing_text(*measurement.stream_read_us, bytes, repeated)
             << "; the reduction runs at " << percent(measurement.stream_read_us->min, span.min)
             << " of its speed\n";
-    out << "host reference  "
-        << timing_text(measurement.host_reference_us, measurement.length, repeated) << ", "
+    out << "host reference  " << timing_text(measurement.host_reference_us, bytes, repeated) << ", "
         << host_reduce_description() << '\n';
-    out << "result          " << measurement.runs.front().value
-        << (measurement.valid()
-                ? " (matches the host reference)"
-                : " (WRONG: the host reference is " + std::to_string(measurement.expected) + ")")
+    out << "result          " << to_string(measurement.runs.front().value) << verdict(measurement)
         << '\n';
 }
 
@@ -139,13 +151,16 @@ void print_json(std::ostream& out, const Measurement& measurement, const Reducer
         << ", \"strategy\": " << json_string(name_of(reducer.path()))
         << ", \"factor\": " << json_string(name_of(reducer.factor()))
         << ", \"finish\": " << json_string(name_of(reducer.finish()))
+        << ", \"type\": " << json_string(name_of(reducer.type()))
         << ", \"op\": " << json_string(name_of(reducer.op()))
         << ", \"length\": " << measurement.length << ", \"seed\": " << options.seed
         << ", \"iterations\": " << measurement.runs.size()
         << ", \"warm_up\": " << (options.cold ? "false" : "true")
         << ", \"work_group_size\": " << reducer.work_group_size()
-        << ", \"result\": " << measurement.runs.front().value
-        << ", \"expected\": " << measurement.expected
+        << ", \"result\": " << to_string(measurement.runs.front().value)
+        << ", \"expected\": " << to_string(measurement.expected.value)
+        << ", \"error\": " << to_string(measurement.largest_error())
+        << ", \"tolerance\": " << to_string(measurement.tolerance)
         << ", \"valid\": " << (measurement.valid() ? "true" : "false") << ", \"passes\": [";
     const auto& passes = measurement.runs.front().passes;
     for (std::size_t i = 0; i < passes.size(); ++i) {
@@ -161,10 +176,10 @@ void print_json(std::ostream& out, const Measurement& measurement, const Reducer
         << ", \"host_us\": " << fixed(measurement.observed_us().min, 3)
         << ", \"host_us_median\": " << fixed(measurement.observed_us().median, 3)
         << ", \"host_reference_us\": " << fixed(measurement.host_reference_us.min, 3)
-        << ", \"gbps\": " << fixed(gigabytes_per_second(measurement.length, span.min), 3);
+        << ", \"gbps\": " << fixed(gigabytes_per_second(measurement.bytes(), span.min), 3);
     if (measurement.stream_read_us)
         out << ", \"read_us\": " << fixed(measurement.stream_read_us->min, 3) << ", \"read_gbps\": "
-            << fixed(gigabytes_per_second(measurement.length, measurement.stream_read_us->min), 3);
+            << fixed(gigabytes_per_second(measurement.bytes(), measurement.stream_read_us->min), 3);
     out << "}\n";
 }
 
@@ -176,25 +191,28 @@ void print_sweep(std::ostream& out, const std::vector<SweepRow>& rows, Format fo
         else
             out << std::setw(width < 0 ? -width : width) << text << (width < 0 ? "\n" : "");
     };
-    cell("length", 12), cell("finish", 11), cell("passes", 7), cell("span_us", 11);
+    cell("length", 12), cell("type", 7), cell("op", 4), cell("finish", 11), cell("passes", 7),
+        cell("span_us", 11);
     cell("span_us_median", 15), cell("gbps", 9), cell("read_us", 11), cell("read_gbps", 13);
     cell("of_read", 11), cell("observed_us", 12), cell("observed_us_median", 19);
     cell("reference_us", 13), cell("reference_gbps", 15), cell("valid", -6);
-    for (const auto& [finish, row] : rows) {
+    for (const auto& [op, finish, row] : rows) {
         const auto span = row.span_us();
         const auto observed = row.observed_us();
         const auto read = row.stream_read_us.value_or(Statistic{});
+        const auto bytes = row.bytes();
         cell(std::to_string(row.length), 12);
+        cell(name_of(row.type), 7), cell(name_of(op), 4);
         cell(name_of(finish), 11);
         cell(std::to_string(row.runs.front().passes.size()), 7);
         cell(fixed(span.min), 11), cell(fixed(span.median), 15);
-        cell(fixed(gigabytes_per_second(row.length, span.min)), 9);
+        cell(fixed(gigabytes_per_second(bytes, span.min)), 9);
         cell(fixed(read.min), 11);
-        cell(fixed(gigabytes_per_second(row.length, read.min)), 13);
+        cell(fixed(gigabytes_per_second(bytes, read.min)), 13);
         cell(fixed(read.min / span.min, 3), 11);
         cell(fixed(observed.min), 12), cell(fixed(observed.median), 19);
         cell(fixed(row.host_reference_us.min), 13);
-        cell(fixed(gigabytes_per_second(row.length, row.host_reference_us.min)), 15);
+        cell(fixed(gigabytes_per_second(bytes, row.host_reference_us.min)), 15);
         cell(row.valid() ? "yes" : "NO", -6);
     }
 }

@@ -10,24 +10,27 @@ namespace clreduce {
 namespace {
 
 /// Refuses, before allocating, an input larger than the device or the host can hold.
-std::vector<cl_int> make_input(const Reducer& reducer, std::uint64_t length, std::uint64_t seed) {
+HostValues make_input(const Reducer& reducer, std::uint64_t length, std::uint64_t seed) {
     reducer.check_fits(length);
     const auto host_memory = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
                              static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
-    if (length > host_memory / sizeof(cl_int))
+    if (length > host_memory / reducer.value_size())
         throw Failure(ExitCode::unsupported, "length " + std::to_string(length) +
                                                  " does not fit in this host's memory (" +
                                                  std::to_string(host_memory) + " bytes)");
-    return random_values(length, seed);
+    return random_values(reducer.type(), length, seed);
 }
 
 void refuse_wrong_result(const Measurement& measurement) {
     for (const auto& run : measurement.runs)
-        if (run.value != measurement.expected)
+        if (!measurement.matches(run.value))
             throw Failure(ExitCode::wrong_result,
                           "wrong result for length " + std::to_string(measurement.length) +
-                              ": the device gave " + std::to_string(run.value) +
-                              ", the host reference is " + std::to_string(measurement.expected));
+                              ": the device gave " + to_string(run.value) +
+                              ", the host reference is " + to_string(measurement.expected.value) +
+                              (measurement.tolerance > 0
+                                   ? " (tolerance " + to_string(measurement.tolerance) + ")"
+                                   : ""));
 }
 
 Repeats repeats_of(const Options& options) {
@@ -57,7 +60,8 @@ std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_q
         finishes = {Finish::passes, std::nullopt};
     std::vector<std::unique_ptr<Reducer>> reducers;
     for (const auto finish : finishes) {
-        const Recipe recipe{options.op, path, options.factor, finish, options.work_group_size};
+        const Recipe recipe{options.type,   options.op, path,
+                            options.factor, finish,     options.work_group_size};
         auto reducer = std::make_unique<Reducer>(device_queue, report, recipe, kernel_text);
         if (reducers.empty() || reducer->finish() != reducers.front()->finish())
             reducers.push_back(std::move(reducer));
@@ -81,7 +85,7 @@ ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const O
     if (options.format == Format::json)
         print_json(out, measurement, reducer, options);
     else if (options.verbosity == Verbosity::quiet)
-        out << measurement.runs.front().value << '\n';
+        out << to_string(measurement.runs.front().value) << '\n';
     else
         print_measurement(out, measurement);
     out.flush();
@@ -100,8 +104,9 @@ ExitCode run_sweep(const std::vector<std::unique_ptr<Reducer>>& reducers,
     std::vector<SweepRow> rows;
     for (const auto length : sweep_lengths(options.length))
         for (const auto& reducer : reducers)
-            rows.push_back({reducer->finish(), measure(*reducer, input, values, length,
-                                                       repeats_of(options), &stream_read)});
+            rows.push_back(
+                {reducer->op(), reducer->finish(),
+                 measure(*reducer, input, values, length, repeats_of(options), &stream_read)});
     print_sweep(out, rows, options.format);
     out.flush();
     for (const auto& row : rows)

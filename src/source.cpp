@@ -26,12 +26,28 @@ std::string read_whole(const fs::path& path) {
     return text.str();
 }
 
-/// Defines <scope>_reduce_op() on top of the built-in <scope>_reduce_<op>(). The sum uses
-/// the built-in's uint overload, which wraps around where the int one would overflow.
-std::string collective_relay(const std::string& scope, Op op) {
-    const auto builtin = scope + "_reduce_";
-    const auto body = op == Op::sum ? "as_int(" + builtin + "add(as_uint(x)))" : builtin + "min(x)";
-    return "int " + scope + "_reduce_op(int x) { return " + body + "; }\n";
+/// The OpenCL C expression of op(a, b) for `type` or, with `vector` "4", its 4-vector. An
+/// integer sum goes through the unsigned twin, whose + wraps where the signed one overflows.
+std::string combination(const TypeInfo& type, Op op, const std::string& vector) {
+    const std::string cl = type.cl_name + vector;
+    if (op == Op::sum)
+        return type.floating() ? "a + b"
+                               : "as_" + cl + "(as_" + type.wrapping + vector + "(a) + as_" +
+                                     type.wrapping + vector + "(b))";
+    const std::string function = std::string(type.floating() ? "f" : "") + name_of(op);
+    return function + "(a, b)";
+}
+
+/// Defines <scope>_reduce_op() on top of the built-in <scope>_reduce_<op>(). An integer sum
+/// uses the built-in's unsigned overload, which wraps around where the signed one would
+/// overflow.
+std::string collective_relay(const std::string& scope, const TypeInfo& type, Op op) {
+    const auto builtin = scope + "_reduce_" + (op == Op::sum ? "add" : name_of(op));
+    const bool wrap = op == Op::sum && !type.floating();
+    const std::string cl = type.cl_name;
+    const auto body =
+        wrap ? "as_" + cl + "(" + builtin + "(as_" + type.wrapping + "(x)))" : builtin + "(x)";
+    return cl + " " + scope + "_reduce_op(" + cl + " x) { return " + body + "; }\n";
 }
 
 } // namespace
@@ -60,26 +76,26 @@ std::string read_kernel_file(const std::string& file_name, const std::vector<fs:
                   "kernel file " + file_name + " not found; tried " + tried);
 }
 
-std::string op_definitions(Op op, Path path) {
-    std::string text = "\n// Appended by clreduce for --op " + name_of(op) + " on the " +
-                       name_of(path) + " path.\n";
-    if (op == Op::sum)
-        text += "int identity(void) { return 0; }\n"
-                "int op(int a, int b) { return as_int(as_uint(a) + as_uint(b)); }\n"
-                "int4 op4(int4 a, int4 b) { return as_int4(as_uint4(a) + as_uint4(b)); }\n";
-    else
-        text += "int identity(void) { return INT_MAX; }\n"
-                "int op(int a, int b) { return min(a, b); }\n"
-                "int4 op4(int4 a, int4 b) { return min(a, b); }\n";
+std::string op_definitions(Op op, Path path, DataType data_type) {
+    const auto& type = info(data_type);
+    const std::string cl = type.cl_name;
+    const std::string identity = op == Op::sum ? "0" : op == Op::min ? type.highest : type.lowest;
+    std::string text = "\n// Appended by clreduce for --op " + name_of(op) + " of " + type.name +
+                       " on the " + name_of(path) + " path.\n";
+    text += cl + " identity(void) { return " + identity + "; }\n";
+    text += cl + " op(" + cl + " a, " + cl + " b) { return " + combination(type, op, "") + "; }\n";
+    text +=
+        cl + "4 op4(" + cl + "4 a, " + cl + "4 b) { return " + combination(type, op, "4") + "; }\n";
     if (path == Path::work_group)
-        text += collective_relay("work_group", op);
+        text += collective_relay("work_group", type, op);
     if (path == Path::sub_group)
-        text += collective_relay("sub_group", op);
+        text += collective_relay("sub_group", type, op);
     return text;
 }
 
-std::string complete_kernel_source(const std::string& kernel_text, Op op, Path path) {
-    return kernel_text + op_definitions(op, path);
+std::string complete_kernel_source(const std::string& kernel_text, Op op, Path path,
+                                   DataType type) {
+    return kernel_text + op_definitions(op, path, type);
 }
 
 } // namespace clreduce

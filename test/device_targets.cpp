@@ -3,8 +3,10 @@
 #include "catch_compat.hpp"
 #include "clreduce/devices.hpp"
 #include "clreduce/errors.hpp"
+#include "clreduce/reference.hpp"
 #include "clreduce/source.hpp"
 
+#include <cmath>
 #include <cstdlib>
 
 using namespace clreduce;
@@ -75,8 +77,8 @@ std::unique_ptr<Reducer> make_reducer(const DeviceUnderTest& target, const Recip
 
 std::string Combination::name() const {
     return "device '" + target->report.name + "' (" + target->report.platform_name + "), " +
-           name_of(recipe.path) + " path, " + name_of(recipe.op) + ", finish " +
-           name_of(*recipe.finish);
+           name_of(recipe.path) + " path, " + name_of(recipe.type) + " " + name_of(recipe.op) +
+           ", finish " + name_of(*recipe.finish);
 }
 
 const std::vector<Combination>& combinations() {
@@ -85,17 +87,55 @@ const std::vector<Combination>& combinations() {
         for (const auto& target : devices_under_test())
             for (const Path path : target.paths) {
                 // Building with auto settles whether the device runs the last-group finish.
-                const auto probe = make_reducer(target, {Op::sum, path, Factor::device, {}});
+                Recipe probe_recipe;
+                probe_recipe.path = path;
+                probe_recipe.finish = std::nullopt;
+                const auto probe = make_reducer(target, probe_recipe);
                 if (!probe)
                     continue;
                 std::vector<Finish> finishes{Finish::passes};
                 if (probe->finish() == Finish::last_group)
                     finishes.push_back(Finish::last_group);
-                for (const Op op : {Op::sum, Op::min})
-                    for (const Finish finish : finishes)
-                        found.push_back({&target, {op, path, Factor::device, finish}});
+                for (const auto& type : all_types()) {
+                    if (!missing_type_support(target.report, type.type).empty())
+                        continue;
+                    for (const Op op : {Op::sum, Op::min, Op::max})
+                        for (const Finish finish : finishes)
+                            found.push_back(
+                                {&target, {type.type, op, path, Factor::device, finish}});
+                }
             }
         return found;
     }();
     return all;
+}
+
+HostValues exact_input(DataType type, Op op, std::uint64_t length, std::uint64_t seed) {
+    auto values = random_values(type, length, seed);
+    if (info(type).floating() && op == Op::sum)
+        std::visit(
+            [](auto& vector) {
+                for (auto& value : vector)
+                    value = std::round(value * 3) + 0; // + 0 turns -0 into 0
+            },
+            values);
+    return values;
+}
+
+void write_value(const DeviceQueue& queue, const cl::Buffer& buffer, std::uint64_t index,
+                 const Scalar& value) {
+    std::visit(
+        [&](auto x) {
+            queue.queue.enqueueWriteBuffer(buffer, CL_TRUE, index * sizeof x, sizeof x, &x);
+        },
+        value);
+}
+
+HostValues read_back(const DeviceQueue& queue, const cl::Buffer& buffer, DataType type,
+                     std::size_t length) {
+    return visit_type(type, [&](auto zero) -> HostValues {
+        std::vector<decltype(zero)> values(length);
+        queue.queue.enqueueReadBuffer(buffer, CL_TRUE, 0, length * sizeof zero, values.data());
+        return values;
+    });
 }

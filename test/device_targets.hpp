@@ -2,7 +2,8 @@
 // The devices the device tests run on: every device of every platform, with every path it
 // reports, plus the unreported paths named in CLREDUCE_TEST_UNREPORTED (comma-separated:
 // work-group, sub-group) for proving a path on a device that runs it without saying so.
-// Each test runs every combination of device, path, op and finish as a section of its own.
+// Each test runs every combination of device, path, type, op and finish as a section of its
+// own.
 
 #include "clreduce/capabilities.hpp"
 #include "clreduce/reducer.hpp"
@@ -20,15 +21,17 @@ struct DeviceUnderTest {
 /// Every device found. With none, WARNs, or FAILs when CLREDUCE_REQUIRE_DEVICE is set (CI).
 std::vector<DeviceUnderTest>& devices_under_test();
 
-/// One way to reduce on one device: a path it builds, an op, and a finish it runs.
+/// One way to reduce on one device: a path it builds, a type it holds, an op, and a finish
+/// it runs.
 struct Combination {
     const DeviceUnderTest* target;
     clreduce::Recipe recipe;
-    /// "device 'X' (platform), path, op, finish": the section's name.
+    /// "device 'X' (platform), path, type op, finish": the section's name.
     std::string name() const;
 };
 
-/// Every device x path x op x finish, the last-group finish where the device allows it.
+/// Every device x path x type x op x finish: the types the device holds, the last-group
+/// finish where the device allows it.
 const std::vector<Combination>& combinations();
 
 /// reduce.cl from the source tree.
@@ -37,3 +40,18 @@ const std::string& reduce_kernel_text();
 /// A reducer for the device, or none (with a WARN) when an unreported path does not build.
 std::unique_ptr<clreduce::Reducer> make_reducer(const DeviceUnderTest& target,
                                                 const clreduce::Recipe& recipe);
+
+/// Random values for reducing with `op`, whose result the device must match exactly: a
+/// floating-point sum gets small integers (-3 ... 3) held in the type, whose every partial
+/// sum is exact for up to 2^22 values, so that a lost or doubled value is a wrong result and
+/// not a rounding difference; everything else gets random_values().
+clreduce::HostValues exact_input(clreduce::DataType type, clreduce::Op op, std::uint64_t length,
+                                 std::uint64_t seed);
+
+/// Writes `value` (of the buffer's type) at `index`.
+void write_value(const clreduce::DeviceQueue& queue, const cl::Buffer& buffer, std::uint64_t index,
+                 const clreduce::Scalar& value);
+
+/// Reads the whole buffer back as `length` values of `type`.
+clreduce::HostValues read_back(const clreduce::DeviceQueue& queue, const cl::Buffer& buffer,
+                               clreduce::DataType type, std::size_t length);

@@ -1,6 +1,7 @@
 #include "catch_compat.hpp"
 #include "clreduce/capabilities.hpp"
 #include "clreduce/errors.hpp"
+#include "flags.hpp"
 
 using namespace clreduce;
 
@@ -57,7 +58,7 @@ TEST_CASE("the tree is the only path of a device that reports no collectives", "
     CHECK_FALSE(reports_support(report, Path::work_group));
     CHECK_FALSE(reports_support(report, Path::sub_group));
     CHECK(best_path(report) == Path::tree);
-    CHECK(build_options(report, Path::tree).empty());
+    CHECK(beyond_type(build_options(report, Path::tree)).empty());
     CHECK_THAT(missing_support(report, Path::work_group),
                Catch::Contains("OpenCL C 1.0 1.1 1.2 3.0"));
 }
@@ -67,7 +68,8 @@ TEST_CASE("work-group reduce comes with OpenCL C 2.x", "[capabilities]") {
     report.opencl = {2, 1};
     report.opencl_c = {{1, 0}, {1, 1}, {1, 2}, {2, 0}};
     CHECK(best_path(report) == Path::work_group);
-    CHECK(build_options(report, Path::work_group) == "-cl-std=CL2.0 -D REDUCE_PATH_WORK_GROUP");
+    CHECK(beyond_type(build_options(report, Path::work_group)) ==
+          "-cl-std=CL2.0 -D REDUCE_PATH_WORK_GROUP");
 }
 
 TEST_CASE("OpenCL C 3.0 needs both the query and the feature for work-group reduce",
@@ -77,7 +79,8 @@ TEST_CASE("OpenCL C 3.0 needs both the query and the feature for work-group redu
     CHECK_FALSE(reports_support(report, Path::work_group));
     report.features.push_back("__opencl_c_work_group_collective_functions");
     CHECK(reports_support(report, Path::work_group));
-    CHECK(build_options(report, Path::work_group) == "-cl-std=CL3.0 -D REDUCE_PATH_WORK_GROUP");
+    CHECK(beyond_type(build_options(report, Path::work_group)) ==
+          "-cl-std=CL3.0 -D REDUCE_PATH_WORK_GROUP");
     report.work_group_collectives = false;
     CHECK_FALSE(reports_support(report, Path::work_group));
 }
@@ -87,7 +90,7 @@ TEST_CASE("sub-group reduce comes with cl_khr_subgroups or __opencl_c_subgroups"
     auto with_extension = plain_opencl_3(); // PoCL 5 on the GPU machine
     with_extension.extensions.push_back("cl_khr_subgroups");
     CHECK(best_path(with_extension) == Path::sub_group);
-    CHECK(build_options(with_extension, Path::sub_group) ==
+    CHECK(beyond_type(build_options(with_extension, Path::sub_group)) ==
           "-cl-std=CL3.0 -D REDUCE_PATH_SUB_GROUP");
 
     auto with_feature = plain_opencl_3();
@@ -97,20 +100,21 @@ TEST_CASE("sub-group reduce comes with cl_khr_subgroups or __opencl_c_subgroups"
     DeviceReport opencl_2; // an OpenCL 2.x device with the extension
     opencl_2.opencl_c = {{1, 2}, {2, 0}};
     opencl_2.extensions = {"cl_khr_subgroups"};
-    CHECK(build_options(opencl_2, Path::sub_group) == "-cl-std=CL2.0 -D REDUCE_PATH_SUB_GROUP");
+    CHECK(beyond_type(build_options(opencl_2, Path::sub_group)) ==
+          "-cl-std=CL2.0 -D REDUCE_PATH_SUB_GROUP");
     CHECK(best_path(opencl_2) == Path::work_group);
 }
 
 TEST_CASE("CPU devices give each work-item a contiguous run", "[capabilities]") {
     auto cpu = plain_opencl_3();
     cpu.type = CL_DEVICE_TYPE_CPU;
-    CHECK(build_options(cpu, Path::tree) == "-D REDUCE_CONTIGUOUS");
+    CHECK(beyond_type(build_options(cpu, Path::tree)) == "-D REDUCE_CONTIGUOUS");
     cpu.extensions.push_back("cl_khr_subgroups");
-    CHECK(build_options(cpu, Path::sub_group) ==
+    CHECK(beyond_type(build_options(cpu, Path::sub_group)) ==
           "-cl-std=CL3.0 -D REDUCE_PATH_SUB_GROUP -D REDUCE_CONTIGUOUS");
     auto gpu = plain_opencl_3();
     gpu.type = CL_DEVICE_TYPE_GPU;
-    CHECK(build_options(gpu, Path::tree).empty());
+    CHECK(beyond_type(build_options(gpu, Path::tree)).empty());
 }
 
 TEST_CASE("an unreported path is refused unless the user allows it", "[capabilities]") {
@@ -126,6 +130,46 @@ TEST_CASE("an unreported path is refused unless the user allows it", "[capabilit
     }
     CHECK(choose_path(report, Path::work_group, true) == Path::work_group);
     // Unreported paths are built as OpenCL C 2.0, the language the built-ins came with.
-    CHECK(build_options(report, Path::work_group) == "-cl-std=CL2.0 -D REDUCE_PATH_WORK_GROUP");
-    CHECK(build_options(report, Path::sub_group) == "-cl-std=CL2.0 -D REDUCE_PATH_SUB_GROUP");
+    CHECK(beyond_type(build_options(report, Path::work_group)) ==
+          "-cl-std=CL2.0 -D REDUCE_PATH_WORK_GROUP");
+    CHECK(beyond_type(build_options(report, Path::sub_group)) ==
+          "-cl-std=CL2.0 -D REDUCE_PATH_SUB_GROUP");
+}
+
+TEST_CASE("the value type reaches the kernel as a build flag", "[capabilities]") {
+    const auto options =
+        build_options(plain_opencl_3(), Path::tree, Finish::passes, DataType::float64);
+    CHECK(options.rfind("-D REDUCE_VALUE=double -D REDUCE_VALUE4=double4", 0) == 0);
+}
+
+TEST_CASE("a type is refused, saying why, where the device lacks what it needs", "[capabilities]") {
+    auto no_fp64 = plain_opencl_3();
+    no_fp64.features = {"__opencl_c_int64"};
+    CHECK(missing_type_support(no_fp64, DataType::float32).empty());
+    CHECK_THAT(missing_type_support(no_fp64, DataType::float64),
+               Catch::Contains("double needs __opencl_c_fp64"));
+    CHECK_THROWS_WITH(require_type_support(no_fp64, DataType::float64),
+                      Catch::Contains("cannot reduce double"));
+
+    auto no_int64 = plain_opencl_3();
+    no_int64.features = {"__opencl_c_fp64"};
+    CHECK_THAT(missing_type_support(no_int64, DataType::uint64),
+               Catch::Contains("uint64 needs __opencl_c_int64"));
+    CHECK_THAT(describe_type_support(no_int64),
+               Catch::Contains("int32 uint32 float double; no int64: ") &&
+                   Catch::Contains("; no uint64: "));
+
+    // Before 3.0: extensions and the profile.
+    DeviceReport opencl_1;
+    opencl_1.opencl = {1, 2};
+    opencl_1.embedded_profile = true;
+    CHECK_THAT(missing_type_support(opencl_1, DataType::int64),
+               Catch::Contains("the full profile or cles_khr_int64"));
+    CHECK_THAT(missing_type_support(opencl_1, DataType::float64), Catch::Contains("cl_khr_fp64"));
+    opencl_1.extensions = {"cles_khr_int64", "cl_khr_fp64"};
+    CHECK(missing_type_support(opencl_1, DataType::int64).empty());
+    CHECK(missing_type_support(opencl_1, DataType::float64).empty());
+    opencl_1.extensions.clear();
+    opencl_1.embedded_profile = false;
+    CHECK(missing_type_support(opencl_1, DataType::int64).empty());
 }

@@ -6,6 +6,7 @@
 
 #include <climits>
 #include <iterator>
+#include <limits>
 #include <stdexcept>
 
 using namespace clreduce;
@@ -53,14 +54,6 @@ std::vector<std::uint64_t> telling_lengths(const Reducer& reducer) {
             (std::uint64_t{1} << 20) + 7};
 }
 
-/// Reads the whole input buffer back.
-std::vector<cl_int> read_back(const DeviceQueue& queue, const cl::Buffer& buffer,
-                              std::size_t length) {
-    std::vector<cl_int> values(length);
-    queue.queue.enqueueReadBuffer(buffer, CL_TRUE, 0, length * sizeof(cl_int), values.data());
-    return values;
-}
-
 } // namespace
 
 TEST_CASE("every device reduces the telling lengths like the host reference", "[device]") {
@@ -85,43 +78,64 @@ TEST_CASE("every device reduces the telling lengths like the host reference", "[
                 CHECK(reducer->finish() == recipe.finish);
                 const auto lengths = telling_lengths(*reducer);
                 const auto longest = *std::max_element(lengths.begin(), lengths.end());
-                const auto values = random_values(longest, 2026);
+                const auto values = exact_input(recipe.type, recipe.op, longest, 2026);
                 const auto input = upload(target.queue, values);
                 for (const auto length : lengths) {
                     INFO(name_of(factor) << " factor, work-group size "
                                          << reducer->work_group_size() << ", length " << length);
-                    CHECK(reducer->reduce(input, length).value ==
-                          host_reduce(recipe.op, values.data(), length));
+                    const auto device = reducer->reduce(input, length).value;
+                    const auto host = host_reduce(recipe.op, values, length).value;
+                    INFO("device " << to_string(device) << ", host " << to_string(host));
+                    CHECK(device == host);
                 }
                 INFO("the input buffer was written");
-                CHECK(read_back(target.queue, input, values.size()) == values);
+                CHECK(read_back(target.queue, input, recipe.type, longest) == values);
             }
         }
 }
 
-TEST_CASE("every device wraps the sum around and finds the extremes", "[device]") {
-    const std::uint64_t length = 1000003;
+namespace {
+
+/// The input `length` copies of `value`, with `last` at the end.
+template <typename T>
+HostValues filled(std::uint64_t length, T value, T last) {
+    std::vector<T> values(length, value);
+    values.back() = last;
+    return values;
+}
+
+} // namespace
+
+TEST_CASE("every device wraps integer sums around and finds the type's extremes", "[device]") {
+    const std::uint64_t length = 1000003; // odd
     for (const auto& combination : combinations())
         DYNAMIC_SECTION(combination.name()) {
             const auto& target = *combination.target;
             const auto reducer = make_reducer(target, combination.recipe);
             REQUIRE(reducer);
-            const std::vector<cl_int> maxima(length, INT_MAX);
-            const auto all_max = upload(target.queue, maxima);
-            if (reducer->op() == Op::sum) {
-                CHECK(reducer->reduce(all_max, length).value ==
-                      host_reduce(Op::sum, maxima.data(), length));
-                // An odd count of INT_MIN sums to INT_MIN.
-                const std::vector<cl_int> minima(length, INT_MIN);
-                CHECK(reducer->reduce(upload(target.queue, minima), length).value == INT_MIN);
-            } else {
-                CHECK(reducer->reduce(all_max, length).value == INT_MAX); // also min's identity
-                std::vector<cl_int> minimum_last(length, INT_MAX);
-                minimum_last.back() = INT_MIN;
-                const auto last = upload(target.queue, minimum_last);
-                CHECK(reducer->reduce(last, length).value == INT_MIN);
-                CHECK(reducer->reduce(last, length - 1).value == INT_MAX);
-            }
+            const auto op = reducer->op();
+            visit_type(reducer->type(), [&](auto zero) {
+                using T = decltype(zero);
+                const T lowest = std::numeric_limits<T>::lowest();
+                const T highest = std::numeric_limits<T>::max();
+                const auto check = [&](const HostValues& values, std::uint64_t prefix) {
+                    const auto input = upload(target.queue, values);
+                    const auto device = reducer->reduce(input, prefix).value;
+                    const auto host = host_reduce(op, values, prefix).value;
+                    INFO("device " << to_string(device) << ", host " << to_string(host));
+                    CHECK(device == host);
+                };
+                if (op == Op::sum && std::is_integral_v<T>) {
+                    check(filled(length, highest, highest), length); // wraps around
+                    check(filled(length, lowest, lowest), length);   // an odd count of lowest
+                } else if (op != Op::sum) {
+                    // The identity everywhere but for the other extreme at the very end.
+                    const T identity = op == Op::min ? highest : lowest;
+                    const T extreme = op == Op::min ? lowest : highest;
+                    check(filled(length, identity, extreme), length);
+                    check(filled(length, identity, extreme), length - 1);
+                }
+            });
         }
 }
 
@@ -134,13 +148,13 @@ TEST_CASE("back-to-back runs all validate, so the arrival count is rearmed each 
             const auto& target = *combination.target;
             const auto reducer = make_reducer(target, combination.recipe);
             REQUIRE(reducer);
-            const auto values = random_values(1000003, 99);
+            const auto values = exact_input(reducer->type(), reducer->op(), 1000003, 99);
             const auto input = upload(target.queue, values);
             int mismatches = 0;
             for (int run = 0; run < 300; ++run) {
                 const auto length = lengths[run % std::size(lengths)];
                 if (reducer->reduce(input, length).value !=
-                    host_reduce(reducer->op(), values.data(), length))
+                    host_reduce(reducer->op(), values, length).value)
                     ++mismatches;
             }
             CHECK(mismatches == 0);
@@ -152,7 +166,7 @@ TEST_CASE("a reduction refuses an input buffer shorter than the length", "[devic
         const auto reducer = make_reducer(target, {});
         REQUIRE(reducer);
         const auto input = upload(target.queue, std::vector<cl_int>(100, 1));
-        CHECK(reducer->reduce(input, 100).value == 100);
+        CHECK(reducer->reduce(input, 100).value == Scalar(cl_int{100}));
         CHECK_THROWS_AS(reducer->reduce(input, 101), std::invalid_argument);
     }
 }
@@ -163,7 +177,9 @@ TEST_CASE("NVIDIA's compiled kernel shows the fences that allow the last-group f
         if (target.report.platform_name.find("NVIDIA") == std::string::npos)
             continue;
         INFO("device '" << target.report.name << "'");
-        const auto reducer = make_reducer(target, {Op::sum, Path::tree, Factor::device, {}});
+        Recipe recipe;
+        recipe.finish = std::nullopt;
+        const auto reducer = make_reducer(target, recipe);
         REQUIRE(reducer);
         CHECK(reducer->finish() == Finish::last_group);
     }

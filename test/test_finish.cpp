@@ -1,6 +1,7 @@
 #include "catch_compat.hpp"
 #include "clreduce/errors.hpp"
 #include "clreduce/finish.hpp"
+#include "flags.hpp"
 
 using namespace clreduce;
 
@@ -108,17 +109,19 @@ TEST_CASE("after the build, unproven fences turn auto into passes and refuse las
 TEST_CASE("the last-group finish builds with C11 atomics where they are ordered, else with "
           "PTX fences on NVIDIA's compiler",
           "[finish]") {
-    CHECK(build_options(pocl_3(), Path::tree, Finish::last_group) ==
+    CHECK(beyond_type(build_options(pocl_3(), Path::tree, Finish::last_group)) ==
           "-cl-std=CL3.0 -D REDUCE_ORDERED_ATOMICS -D REDUCE_CONTIGUOUS");
-    CHECK(build_options(pocl_3(), Path::tree, Finish::passes) == "-D REDUCE_CONTIGUOUS");
+    CHECK(beyond_type(build_options(pocl_3(), Path::tree, Finish::passes)) ==
+          "-D REDUCE_CONTIGUOUS");
     // NVIDIA's mem_fence is membar.cta: its fences are inline PTX.
-    CHECK(build_options(nvidia(), Path::tree, Finish::last_group) == "-D REDUCE_PTX_FENCES");
-    CHECK(build_options(nvidia(), Path::tree, Finish::passes).empty());
+    CHECK(beyond_type(build_options(nvidia(), Path::tree, Finish::last_group)) ==
+          "-D REDUCE_PTX_FENCES");
+    CHECK(beyond_type(build_options(nvidia(), Path::tree, Finish::passes)).empty());
     auto other_opencl_1 = nvidia();
     other_opencl_1.extensions = {"cl_khr_fp64"};
-    CHECK(build_options(other_opencl_1, Path::tree, Finish::last_group).empty());
+    CHECK(beyond_type(build_options(other_opencl_1, Path::tree, Finish::last_group)).empty());
     auto opencl_2 = nvidia();
     opencl_2.opencl_c = {{1, 2}, {2, 0}};
-    CHECK(build_options(opencl_2, Path::tree, Finish::last_group) ==
+    CHECK(beyond_type(build_options(opencl_2, Path::tree, Finish::last_group)) ==
           "-cl-std=CL2.0 -D REDUCE_ORDERED_ATOMICS");
 }

@@ -137,7 +137,8 @@ TEST_CASE("device types are spelled as the SDK samples spell them", "[options]")
 TEST_CASE("invalid command lines are usage errors that name the problem", "[options]") {
     using Case = std::pair<std::vector<const char*>, const char*>;
     const std::vector<Case> cases = {
-        Case{{"-o", "max"}, "does not meet constraint"},
+        Case{{"-o", "mean"}, "does not meet constraint"},
+        Case{{"--data-type", "half"}, "does not meet constraint"},
         Case{{"-o"}, "Missing a value"},
         Case{{"-l", "0"}, "--length must be at least 1"},
         Case{{"-l", "-3"}, "--length '-3'"},

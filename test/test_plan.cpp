@@ -1,4 +1,5 @@
 #include "catch_compat.hpp"
+#include "clreduce/measure.hpp"
 #include "clreduce/plan.hpp"
 
 using namespace clreduce;
@@ -128,4 +129,24 @@ TEST_CASE("a textbook launch stays within the global sizes of the device's addre
         CHECK(pass.work_groups * pass.work_group_size <= 0xffffffffu);
     CHECK(passes.back().out() == 1);
     CHECK(pass_shape(Factor::textbook, 1, 1, 64).max_work_groups == 0);
+}
+
+TEST_CASE("a value's additions grow with its work-item's share and the work-group steps",
+          "[plan]") {
+    // One pass of 8 x 8 work-items over 64 * 160 values: 160 each, 10 per accumulator lane,
+    // 5 joining steps, log2(8) tree steps.
+    const std::vector<Pass> one{{64 * 160, 8, 8, false}};
+    CHECK(additions_per_value(one, Path::tree) == 10 + 5 + 3);
+    // The built-ins' order is unspecified: a work-group step may take 7 additions.
+    CHECK(additions_per_value(one, Path::work_group) == 10 + 5 + 7);
+    // Finishing in the last work-group adds a fold of the 8 partials (one each) and a tree.
+    const std::vector<Pass> finishing{{64 * 160, 8, 8, true}};
+    CHECK(additions_per_value(finishing, Path::tree) == 10 + 5 + 3 + 1 + 3);
+}
+
+TEST_CASE("a float sum's tolerance is Higham's bound over the sum of magnitudes", "[plan]") {
+    CHECK(sum_tolerance(DataType::int32, 100, 1e6, 5) == 0);
+    const double u = 0x1p-24;
+    CHECK(sum_tolerance(DataType::float32, 10, 1000, 2) == 10 * u / (1 - 10 * u) * 1000 + u * 2);
+    CHECK(sum_tolerance(DataType::float64, 10, 1000, 2) < 1e-11);
 }

@@ -8,33 +8,59 @@
 using namespace clreduce;
 namespace fs = std::filesystem;
 
-TEST_CASE("the sum wraps around in uint and min starts from INT_MAX", "[source]") {
-    const auto sum = op_definitions(Op::sum, Path::tree);
-    CHECK_THAT(sum, Catch::Contains("as_int(as_uint(a) + as_uint(b))"));
+TEST_CASE("integer sums wrap around in the unsigned twin; min and max start from the "
+          "type's extremes",
+          "[source]") {
+    const auto sum = op_definitions(Op::sum, Path::tree, DataType::int32);
+    CHECK_THAT(sum,
+               Catch::Contains("int op(int a, int b) { return as_int(as_uint(a) + as_uint(b)); }"));
+    CHECK_THAT(sum, Catch::Contains("int4 op4(int4 a, int4 b) { return as_int4(as_uint4(a) + "
+                                    "as_uint4(b)); }"));
     CHECK_THAT(sum, Catch::Contains("int identity(void) { return 0; }"));
-    const auto min = op_definitions(Op::min, Path::tree);
+    const auto long_sum = op_definitions(Op::sum, Path::tree, DataType::int64);
+    CHECK_THAT(long_sum, Catch::Contains("return as_long(as_ulong(a) + as_ulong(b));"));
+    const auto min = op_definitions(Op::min, Path::tree, DataType::int32);
     CHECK_THAT(min, Catch::Contains("min(a, b)"));
     CHECK_THAT(min, Catch::Contains("return INT_MAX;"));
+    const auto max = op_definitions(Op::max, Path::tree, DataType::uint64);
+    CHECK_THAT(max, Catch::Contains("ulong op(ulong a, ulong b) { return max(a, b); }"));
+    CHECK_THAT(max, Catch::Contains("ulong identity(void) { return 0; }"));
+}
+
+TEST_CASE("floating-point sums add plainly; min and max are fmin and fmax from the infinities",
+          "[source]") {
+    const auto sum = op_definitions(Op::sum, Path::tree, DataType::float32);
+    CHECK_THAT(sum, Catch::Contains("float op(float a, float b) { return a + b; }"));
+    const auto max = op_definitions(Op::max, Path::tree, DataType::float64);
+    CHECK_THAT(max, Catch::Contains("double4 op4(double4 a, double4 b) { return fmax(a, b); }"));
+    CHECK_THAT(max, Catch::Contains("double identity(void) { return -INFINITY; }"));
 }
 
 TEST_CASE("only the chosen path's built-in is referenced", "[source]") {
-    const auto tree = op_definitions(Op::sum, Path::tree);
+    const auto tree = op_definitions(Op::sum, Path::tree, DataType::int32);
     CHECK_THAT(tree, !Catch::Contains("work_group_reduce") && !Catch::Contains("sub_group_reduce"));
 
-    const auto work_group = op_definitions(Op::sum, Path::work_group);
+    const auto work_group = op_definitions(Op::sum, Path::work_group, DataType::int32);
     CHECK_THAT(work_group, Catch::Contains("int work_group_reduce_op(int x) { return "
                                            "as_int(work_group_reduce_add(as_uint(x))); }"));
     CHECK_THAT(work_group, !Catch::Contains("sub_group_reduce"));
 
-    const auto sub_group = op_definitions(Op::min, Path::sub_group);
+    const auto sub_group = op_definitions(Op::min, Path::sub_group, DataType::int32);
     CHECK_THAT(
         sub_group,
         Catch::Contains("int sub_group_reduce_op(int x) { return sub_group_reduce_min(x); }"));
     CHECK_THAT(sub_group, !Catch::Contains("work_group_reduce"));
+
+    const auto float_sum = op_definitions(Op::sum, Path::sub_group, DataType::float32);
+    CHECK_THAT(float_sum, Catch::Contains("float sub_group_reduce_op(float x) { return "
+                                          "sub_group_reduce_add(x); }"));
+    const auto max = op_definitions(Op::max, Path::work_group, DataType::uint32);
+    CHECK_THAT(max, Catch::Contains("return work_group_reduce_max(x);"));
 }
 
 TEST_CASE("the definitions are appended after the kernel's declarations", "[source]") {
-    const auto source = complete_kernel_source("int op(int a, int b);\n", Op::min, Path::tree);
+    const auto source =
+        complete_kernel_source("int op(int a, int b);\n", Op::min, Path::tree, DataType::int32);
     CHECK(source.rfind("int op(int a, int b);\n", 0) == 0);
     CHECK(source.find("int op(int a, int b) {") > source.find("int op(int a, int b);"));
 }

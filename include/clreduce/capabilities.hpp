@@ -5,6 +5,7 @@
 // a device.
 
 #include "clreduce/kinds.hpp"
+#include "clreduce/types.hpp"
 
 #include <CL/opencl.hpp>
 #include <cstdint>
@@ -34,6 +35,7 @@ struct DeviceReport {
     std::string name;
     std::string platform_name;
     std::string version_text; // CL_DEVICE_VERSION as reported
+    bool embedded_profile = false;
     cl_device_type type = 0;
     Version opencl;                      // from CL_DEVICE_VERSION
     std::vector<Version> opencl_c;       // every OpenCL C version the compiler accepts
@@ -72,10 +74,23 @@ Path best_path(const DeviceReport& report);
 /// for, if the device reports it or `allow_unreported`. Throws Failure(ExitCode::unsupported).
 Path choose_path(const DeviceReport& report, std::optional<Path> requested, bool allow_unreported);
 
-/// The one place that maps the device, path and finish to compiler flags: the -cl-std the
-/// built-ins and atomics need, the -D that selects the kernel's work-group step, on CPUs the
-/// -D that gives each work-group a contiguous run of the input, and for the last-group
-/// finish on a device with the OpenCL C 2.0 memory model the -D that uses its atomics.
-std::string build_options(const DeviceReport& report, Path path, Finish finish = Finish::passes);
+/// Why the device cannot hold values of `type` (empty when it can): double needs cl_khr_fp64
+/// or __opencl_c_fp64; 64-bit integers need the full profile, cles_khr_int64 or
+/// __opencl_c_int64 (on 3.0 devices).
+std::string missing_type_support(const DeviceReport& report, DataType type);
+
+/// The types the device holds, then why it holds none of the others: for --list and -v.
+std::string describe_type_support(const DeviceReport& report);
+
+/// Throws Failure(ExitCode::unsupported) naming what is missing when the device cannot hold
+/// values of `type`; call it before building.
+void require_type_support(const DeviceReport& report, DataType type);
+
+/// The one place that maps the device, path, finish and type to compiler flags: the value
+/// type, the -cl-std the built-ins and atomics need, the -D that selects the kernel's
+/// work-group step, on CPUs the -D that gives each work-item a contiguous run of the input,
+/// and for the last-group finish the -D that orders its atomics.
+std::string build_options(const DeviceReport& report, Path path, Finish finish = Finish::passes,
+                          DataType type = DataType::int32);
 
 } // namespace clreduce

@@ -6,7 +6,7 @@
 
 namespace clreduce {
 
-enum class Op { sum, min };
+enum class Op { sum, min, max };
 
 /// How a work-group combines its work-items' values, best first.
 enum class Path {

@@ -3,6 +3,8 @@
 // and the device's stream read: the time to read the input and do nothing else.
 
 #include "clreduce/reducer.hpp"
+#include "clreduce/reference.hpp"
+#include "clreduce/types.hpp"
 
 #include <CL/opencl.hpp>
 #include <cstdint>
@@ -44,14 +46,21 @@ private:
 };
 
 struct Measurement {
+    DataType type = DataType::int32;
     std::uint64_t length = 0;
     std::vector<Reduction> runs; // the timed runs, warm-up excluded
-    cl_int expected = 0;         // the host reference
+    Reference expected;          // the host reference
+    double tolerance = 0;        // the largest difference allowed: 0 but for floating-point sums
     Statistic host_reference_us;
     std::optional<Statistic> stream_read_us; // with a StreamRead, interleaved with the runs
 
-    /// Whether every timed run's result equals the host reference.
+    /// Whether `value` is within the tolerance of the host reference.
+    bool matches(const Scalar& value) const;
+    /// Whether every timed run's result matches the host reference.
     bool valid() const;
+    /// The largest difference between a run's result and the host reference.
+    double largest_error() const;
+    std::uint64_t bytes() const { return length * info(type).size; }
     Statistic span_us() const;
     Statistic observed_us() const; // the host's wait, first enqueue to result
     Statistic pass_us(std::size_t pass) const;
@@ -60,10 +69,15 @@ struct Measurement {
 /// Reduces the first `length` of `values` (already in `input`) `repeats` times on the device
 /// and with the host reference. With `stream_read`, each reduction is followed by a launch of the
 /// streaming read, so that both see the same cache and clock state.
-Measurement measure(Reducer& reducer, const cl::Buffer& input, const std::vector<cl_int>& values,
+Measurement measure(Reducer& reducer, const cl::Buffer& input, const HostValues& values,
                     std::uint64_t length, const Repeats& repeats, StreamRead* stream_read);
 
-/// Gigabytes per second of reading `values` int32s in `microseconds`.
-double gigabytes_per_second(std::uint64_t values, double microseconds);
+/// The largest error a floating-point sum of values whose magnitudes add up to `magnitude`
+/// may have after `additions` roundings each (Higham's gamma bound), plus the reference's
+/// own rounding of `expected` to the type; 0 for integers.
+double sum_tolerance(DataType type, std::uint64_t additions, double magnitude, double expected);
+
+/// Gigabytes per second of reading `bytes` in `microseconds`.
+double gigabytes_per_second(std::uint64_t bytes, double microseconds);
 
 } // namespace clreduce

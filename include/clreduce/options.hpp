@@ -2,6 +2,7 @@
 // The command line: what the user asked for, validated before any OpenCL call.
 
 #include "clreduce/kinds.hpp"
+#include "clreduce/types.hpp"
 
 #include <CL/opencl.hpp>
 #include <cstddef>
@@ -25,6 +26,7 @@ enum class Format { text, json, csv };
 
 struct Options {
     Mode mode = Mode::reduce;
+    DataType type = DataType::int32;
     Op op = Op::sum;
     std::uint64_t length = std::uint64_t{1} << 20; // with --sweep: the largest length swept
     bool length_given = false;

@@ -34,6 +34,7 @@ struct WorkGroupLimits {
     std::size_t kernel = 1;              // CL_KERNEL_WORK_GROUP_SIZE
     std::size_t work_item = 1;           // CL_DEVICE_MAX_WORK_ITEM_SIZES[0]
     std::uint64_t local_memory_free = 0; // bytes of local memory beside the kernel's own
+    std::size_t value_size = 4;          // bytes of local memory each work-item needs
     std::size_t wanted = 0;              // 0: as large as the bounds allow
     std::size_t smallest = 1;            // the least the path runs with
 };
@@ -53,6 +54,14 @@ PassShape pass_shape(Factor factor, std::size_t work_group_size, unsigned comput
 /// Finish::last_group that is always one pass, the first of Finish::passes, finishing.
 std::vector<Pass> plan_passes(std::uint64_t length, const PassShape& shape,
                               Finish finish = Finish::passes);
+
+/// The most additions any one value goes through on its way to the result, in whatever order
+/// the kernel takes them: in each pass its work-item's fold (a 16th of the work-item's share
+/// in one accumulator lane, then 5 joining steps), the work-group step (log2 of the work-group size
+/// for the tree, whose order is fixed; one less than the size for the built-ins, whose order is not
+/// specified), and in a finishing pass the same again over the partials. A floating-point
+/// sum's rounding error is at most about this many unit roundoffs times the sum of magnitudes.
+std::uint64_t additions_per_value(const std::vector<Pass>& passes, Path path);
 
 /// Values each of the two temporaries must hold. Passes write to them alternately, the
 /// first pass to temporary 0; a finishing pass writes its partials to temporary 1 and the

@@ -5,6 +5,7 @@
 #include "clreduce/capabilities.hpp"
 #include "clreduce/kinds.hpp"
 #include "clreduce/plan.hpp"
+#include "clreduce/types.hpp"
 
 #include <CL/opencl.hpp>
 #include <cstdint>
@@ -20,7 +21,7 @@ struct PassTime {
 };
 
 struct Reduction {
-    cl_int value = 0;
+    Scalar value;
     std::vector<PassTime> passes;
     double span_us = 0; // first pass's START to last pass's END
     double host_us = 0; // first enqueue to the result on the host
@@ -47,10 +48,11 @@ cl::Program build_program(const DeviceQueue& device_queue, const std::string& so
                           const std::string& options);
 
 /// A read-only buffer holding `values`, written before this returns.
-cl::Buffer upload(const DeviceQueue& device_queue, const std::vector<cl_int>& values);
+cl::Buffer upload(const DeviceQueue& device_queue, const HostValues& values);
 
 /// What a Reducer is built for.
 struct Recipe {
+    DataType type = DataType::int32;
     Op op = Op::sum;
     Path path = Path::tree;
     Factor factor = Factor::device;
@@ -60,9 +62,10 @@ struct Recipe {
 
 class Reducer {
 public:
-    /// Builds reduce.cl's text completed for the recipe's op and path, settles the finish
+    /// Builds reduce.cl's text completed for the recipe's type, op and path, settles the finish
     /// (see finish.hpp) and sizes the work-groups: the recipe's size if given, within the
-    /// kernels' and the device's limits. Throws Failure for a finish the device cannot run.
+    /// kernels' and the device's limits. Throws Failure for a type or finish the device
+    /// cannot run.
     Reducer(const DeviceQueue& device_queue, const DeviceReport& report, const Recipe& recipe,
             const std::string& kernel_text);
     // Copies would share the kernels' arguments, the temporaries and the arrival counter.
@@ -73,6 +76,8 @@ public:
     const DeviceQueue& device_queue() const { return device_queue_; }
     const cl::Program& program() const { return program_; }
     const DeviceReport& report() const { return report_; }
+    DataType type() const { return recipe_.type; }
+    std::size_t value_size() const { return info(recipe_.type).size; }
     Op op() const { return recipe_.op; }
     Path path() const { return recipe_.path; }
     Factor factor() const { return recipe_.factor; }
@@ -88,8 +93,8 @@ public:
     /// temporaries cannot be allocated on the device; call it before making the input.
     void check_fits(std::uint64_t length) const;
 
-    /// Reduces the first `length` values of `input`, which it only reads. Throws
-    /// std::invalid_argument when `input` holds fewer than `length` values.
+    /// Reduces the first `length` values of `input` (of the recipe's type), which it only
+    /// reads. Throws std::invalid_argument when `input` holds fewer than `length` values.
     Reduction reduce(const cl::Buffer& input, std::uint64_t length);
 
 private:
@@ -106,7 +111,7 @@ private:
     cl::Kernel finishing_kernel_; // reduce_and_finish: a pass that the last work-group finishes
     cl::Buffer arrivals_;         // reduce_and_finish's count of work-groups done, 0 between runs
     cl::Buffer result_buffer_;    // pinned host memory (CL_MEM_ALLOC_HOST_PTR) for the result...
-    cl_int* result_ = nullptr;    // ...mapped for the reducer's lifetime
+    void* result_ = nullptr;      // ...mapped for the reducer's lifetime
     PassShape shape_;
     cl::Buffer temporaries_[2];
     std::uint64_t temporary_capacity_[2] = {0, 0};

@@ -2,23 +2,60 @@
 // The host side of the check: the random input and the reference result.
 
 #include "clreduce/kinds.hpp"
+#include "clreduce/types.hpp"
 
-#include <CL/opencl.hpp>
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
-#include <vector>
+#include <type_traits>
 
 namespace clreduce {
 
-/// Pseudo-random ints over the whole int32 range. Value i depends only on (seed, i): a
-/// longer input with the same seed starts with the shorter one, and filling runs in parallel.
-std::vector<cl_int> random_values(std::uint64_t length, std::uint64_t seed);
+/// Pseudo-random values of `type`: integers over the type's whole range, floating point
+/// uniform in [-1, 1). Value i depends only on (seed, i): a longer input with the same seed
+/// starts with the shorter one, and filling runs in parallel.
+HostValues random_values(DataType type, std::uint64_t length, std::uint64_t seed);
 
-/// op(a, b) on the host, the sum wrapping around in 32 bits like the kernel's.
-cl_int combine(Op op, cl_int a, cl_int b);
+/// op's identity for T: op(identity, x) == x for every x.
+template <typename T>
+T identity_of(Op op) {
+    if (op == Op::sum)
+        return T{0};
+    if constexpr (std::is_floating_point_v<T>)
+        return op == Op::min ? std::numeric_limits<T>::infinity()
+                             : -std::numeric_limits<T>::infinity();
+    return op == Op::min ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
+}
 
-/// The reference result of the first `length` values, with std::reduce(par_unseq).
-cl_int host_reduce(Op op, const cl_int* values, std::uint64_t length);
+/// op(a, b) on the host as the kernel computes it: integer sums wrap around (computed
+/// unsigned), and floating-point min and max ignore a NaN as OpenCL C's fmin and fmax do.
+template <typename T>
+T combine(Op op, T a, T b) {
+    if constexpr (std::is_floating_point_v<T>) {
+        if (op == Op::sum)
+            return a + b;
+        return op == Op::min ? std::fmin(a, b) : std::fmax(a, b);
+    } else {
+        if (op == Op::sum)
+            return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) +
+                                  static_cast<std::make_unsigned_t<T>>(b));
+        return op == Op::min ? std::min(a, b) : std::max(a, b);
+    }
+}
+
+/// The host's result for the first `length` values, and for a floating-point sum the sum of
+/// their magnitudes, which scales the device's rounding error.
+struct Reference {
+    Scalar value;
+    double magnitude = 0;
+};
+
+/// Integers and every min and max exactly. Floating-point sums compensated (Neumaier) in
+/// double, in chunks run in parallel: within well under one unit in the last place of the
+/// exact sum, rounded once to the type.
+Reference host_reduce(Op op, const HostValues& values, std::uint64_t length);
 
 /// How host_reduce runs here, e.g. "std::reduce(par_unseq), TBB backend".
 std::string host_reduce_description();

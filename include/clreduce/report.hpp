@@ -26,8 +26,9 @@ void print_measurement(std::ostream& out, const Measurement& measurement);
 void print_json(std::ostream& out, const Measurement& measurement, const Reducer& reducer,
                 const Options& options);
 
-/// One length of a sweep, measured with one finish.
+/// One length of a sweep, measured with one op and finish.
 struct SweepRow {
+    Op op;
     Finish finish;
     Measurement measurement;
 };

@@ -2,6 +2,7 @@
 // The kernel's source: found on disk, then completed with the op the user chose.
 
 #include "clreduce/kinds.hpp"
+#include "clreduce/types.hpp"
 
 #include <filesystem>
 #include <string>
@@ -19,12 +20,13 @@ std::vector<std::filesystem::path> kernel_folders(const std::string& override_di
 std::string read_kernel_file(const std::string& file_name,
                              const std::vector<std::filesystem::path>& folders);
 
-/// OpenCL C definitions of identity(), op() and, for a collective path, the relay that
-/// reduce.cl declares (work_group_reduce_op or sub_group_reduce_op). The sum works on uint
-/// so that it wraps around without signed overflow, exactly like the host reference.
-std::string op_definitions(Op op, Path path);
+/// OpenCL C definitions of identity(), op(), op4() and, for a collective path, the relay that
+/// reduce.cl declares (work_group_reduce_op or sub_group_reduce_op), for `type`. Integer
+/// sums work on the unsigned twin so that they wrap around without signed overflow, exactly
+/// like the host reference; floating-point min and max are fmin and fmax.
+std::string op_definitions(Op op, Path path, DataType type);
 
 /// reduce.cl's text with op_definitions() appended.
-std::string complete_kernel_source(const std::string& kernel_text, Op op, Path path);
+std::string complete_kernel_source(const std::string& kernel_text, Op op, Path path, DataType type);
 
 } // namespace clreduce

@@ -1,0 +1,68 @@
+#include "clreduce/types.hpp"
+
+#include <cstring>
+#include <iomanip>
+#include <limits>
+#include <sstream>
+
+namespace clreduce {
+
+const std::vector<TypeInfo>& all_types() {
+    static const std::vector<TypeInfo> types = {
+        {DataType::int32, "int32", "int", "uint", 4, Capability::none, "INT_MIN", "INT_MAX", 0},
+        {DataType::uint32, "uint32", "uint", "uint", 4, Capability::none, "0", "UINT_MAX", 0},
+        {DataType::int64, "int64", "long", "ulong", 8, Capability::int64, "LONG_MIN", "LONG_MAX",
+         0},
+        {DataType::uint64, "uint64", "ulong", "ulong", 8, Capability::int64, "0", "ULONG_MAX", 0},
+        {DataType::float32, "float", "float", nullptr, 4, Capability::none, "-INFINITY", "INFINITY",
+         0x1p-24},
+        {DataType::float64, "double", "double", nullptr, 8, Capability::fp64, "-INFINITY",
+         "INFINITY", 0x1p-53},
+    };
+    return types;
+}
+
+const TypeInfo& info(DataType type) {
+    return all_types().at(static_cast<std::size_t>(type));
+}
+
+std::string name_of(DataType type) {
+    return info(type).name;
+}
+
+std::string to_string(const Scalar& value) {
+    return std::visit(
+        [](auto x) {
+            using T = decltype(x);
+            if constexpr (std::is_floating_point_v<T>) {
+                std::ostringstream text;
+                text << std::setprecision(std::numeric_limits<T>::max_digits10) << x;
+                return text.str();
+            } else {
+                return std::to_string(x);
+            }
+        },
+        value);
+}
+
+Scalar scalar_from_bytes(DataType type, const void* bytes) {
+    return visit_type(type, [&](auto zero) -> Scalar {
+        auto value = zero;
+        std::memcpy(&value, bytes, sizeof value);
+        return value;
+    });
+}
+
+DataType type_of(const HostValues& values) {
+    return all_types().at(values.index()).type;
+}
+
+std::size_t length_of(const HostValues& values) {
+    return std::visit([](const auto& vector) { return vector.size(); }, values);
+}
+
+const void* data_of(const HostValues& values) {
+    return std::visit([](const auto& vector) -> const void* { return vector.data(); }, values);
+}
+
+} // namespace clreduce
