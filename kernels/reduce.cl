@@ -138,11 +138,13 @@ value_t reduce_work_group(value_t value, local value_t* scratch) {
 
 #endif
 
+// Work-group g writes out[first_out + g]: an input held in several buffers gathers the
+// partials of all its pieces in one array.
 kernel void reduce(global const value_t* in, global value_t* out, ulong length,
-                   local value_t* scratch) {
+                   local value_t* scratch, ulong first_out) {
     const value_t partial = reduce_work_group(fold_private(in, length), scratch);
     if (get_local_id(0) == 0)
-        out[get_group_id(0)] = partial;
+        out[first_out + get_group_id(0)] = partial;
 }
 
 // Finishing in the last work-group.

@@ -126,6 +126,10 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     TCLAP::SwitchArg csv("", "csv", "With --sweep: print CSV instead of a table", cmd);
     TCLAP::SwitchArg json("", "json", "Print one JSON object instead of text", cmd);
     TCLAP::SwitchArg sweep("", "sweep", "Benchmark lengths 2^10 ... --length (default 2^28)", cmd);
+    TCLAP::ValueArg<std::string> max_buffer(
+        "", "max-buffer",
+        "Values per device buffer; longer inputs span several (default: the device's largest)",
+        false, "", "count", cmd);
     TCLAP::SwitchArg cold("", "cold", "Measure the first launch: no uncounted warm-up run", cmd);
     TCLAP::ValueArg<std::string> iterations("i", "iterations",
                                             "Timed runs after one warm-up; reports min and median",
@@ -226,6 +230,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
                         " is not a power of two");
         options.work_group_size = limit;
     }
+    if (max_buffer.isSet())
+        options.max_buffer = parse_count(max_buffer.getValue(), "--max-buffer");
     options.seed = parse_unsigned(seed.getValue(), "--seed");
     constexpr std::uint64_t most_iterations = 1000000;
     const auto runs = parse_count(iterations.getValue(), "--iterations");

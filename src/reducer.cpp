@@ -133,17 +133,15 @@ Reducer::~Reducer() {
     }
 }
 
-void Reducer::check_fits(std::uint64_t length) const {
+void Reducer::check_fits(std::uint64_t length, std::uint64_t per_buffer) const {
     const auto size = value_size();
-    const std::uint64_t largest = report_.largest_buffer / size;
-    if (length > largest)
-        throw Failure(ExitCode::unsupported,
-                      "length " + std::to_string(length) + " needs " + gibibytes_of(length, size) +
-                          " in one buffer, but device '" + report_.name + "' allocates at most " +
-                          gibibytes_of(largest, size) + " (CL_DEVICE_MAX_MEM_ALLOC_SIZE), " +
-                          std::to_string(largest) + " values of " + name_of(type()));
-    const auto temporaries = temporary_values(plan(length));
-    const std::uint64_t needed = length + temporaries[0] + temporaries[1];
+    std::uint64_t partials = 0; // several pieces each leave their partials
+    if (length > per_buffer) {
+        const auto rest = length % per_buffer;
+        partials = length / per_buffer * partials_of(per_buffer) + (rest ? partials_of(rest) : 0);
+    }
+    const auto temporaries = temporary_values(plan(partials == 0 ? length : partials));
+    const std::uint64_t needed = length + partials + temporaries[0] + temporaries[1];
     const std::uint64_t available = report_.global_memory / size;
     if (needed > available)
         throw Failure(ExitCode::unsupported,
@@ -174,27 +172,83 @@ void Reducer::enqueue(const Pass& pass, const cl::Buffer& in, std::size_t out, c
         kernel.setArg(1, temporaries_[out]);
         kernel.setArg(2, static_cast<cl_ulong>(pass.in));
         kernel.setArg(3, scratch);
+        kernel.setArg(4, cl_ulong{0});
     }
     device_queue_.queue.enqueueNDRangeKernel(kernel, cl::NullRange,
                                              cl::NDRange(pass.work_groups * pass.work_group_size),
                                              cl::NDRange(pass.work_group_size), nullptr, &event);
 }
 
-Reduction Reducer::reduce(const cl::Buffer& input, std::uint64_t length) {
+void Reducer::require_holds(const cl::Buffer& input, std::uint64_t length) const {
     const auto input_values = input.getInfo<CL_MEM_SIZE>() / value_size();
     if (input_values < length)
         throw std::invalid_argument("reduce: the input buffer holds " +
                                     std::to_string(input_values) + " values of " + name_of(type()) +
                                     ", fewer than the length " + std::to_string(length));
-    const auto passes = plan(length);
+}
+
+Reduction Reducer::reduce(const cl::Buffer& input, std::uint64_t length) {
+    require_holds(input, length);
+    return finish_pieces(input, length, {}, {}, std::chrono::steady_clock::now());
+}
+
+Reduction Reducer::reduce(const std::vector<Piece>& pieces) {
+    if (pieces.size() == 1)
+        return reduce(pieces.front().buffer, pieces.front().length);
+    std::uint64_t count = 0;
+    for (const auto& piece : pieces) {
+        require_holds(piece.buffer, piece.length);
+        count += partials_of(piece.length);
+    }
+    if (piece_partials_capacity_ < count) {
+        piece_partials_ =
+            cl::Buffer(device_queue_.context, CL_MEM_READ_WRITE, count * value_size());
+        piece_partials_capacity_ = count;
+    }
+    const auto started = std::chrono::steady_clock::now();
+    std::vector<cl::Event> events;
+    std::uint64_t first = 0;
+    for (const auto& piece : pieces) {
+        events.push_back(enqueue_piece(piece, piece_partials_, first, {}));
+        first += partials_of(piece.length);
+    }
+    std::vector<PassTime> piece_passes;
+    for (const auto& piece : pieces)
+        piece_passes.push_back({plan_passes(piece.length, shape_).front(), 0});
+    return finish_pieces(piece_partials_, count, std::move(piece_passes), std::move(events),
+                         started);
+}
+
+std::size_t Reducer::partials_of(std::uint64_t length) const {
+    return plan_passes(length, shape_).front().work_groups;
+}
+
+cl::Event Reducer::enqueue_piece(const Piece& piece, const cl::Buffer& partials,
+                                 std::uint64_t first, const std::vector<cl::Event>& wait) {
+    const auto pass = plan_passes(piece.length, shape_).front();
+    pass_kernel_.setArg(0, piece.buffer);
+    pass_kernel_.setArg(1, partials);
+    pass_kernel_.setArg(2, static_cast<cl_ulong>(piece.length));
+    pass_kernel_.setArg(3, cl::Local(pass.work_group_size * value_size()));
+    pass_kernel_.setArg(4, static_cast<cl_ulong>(first));
+    cl::Event event;
+    device_queue_.queue.enqueueNDRangeKernel(
+        pass_kernel_, cl::NullRange, cl::NDRange(pass.work_groups * pass.work_group_size),
+        cl::NDRange(pass.work_group_size), wait.empty() ? nullptr : &wait, &event);
+    return event;
+}
+
+Reduction Reducer::finish_pieces(const cl::Buffer& partials, std::uint64_t count,
+                                 std::vector<PassTime> pieces, std::vector<cl::Event> piece_events,
+                                 std::chrono::steady_clock::time_point started) {
+    const auto passes = plan(count);
     // Size both temporaries before enqueueing, so none is replaced while a pass uses it.
     const auto temporaries = temporary_values(passes);
     for (std::size_t which = 0; which < 2; ++which)
         size_temporary(which, temporaries[which]);
 
     std::vector<cl::Event> events(passes.size());
-    const auto started = std::chrono::steady_clock::now();
-    enqueue(passes.front(), input, 0, events.front());
+    enqueue(passes.front(), partials, 0, events.front());
     for (std::size_t i = 1; i < passes.size(); ++i)
         enqueue(passes[i], temporaries_[(i - 1) % 2], i % 2, events[i]);
     cl::Event read;
@@ -206,12 +260,18 @@ Reduction Reducer::reduce(const cl::Buffer& input, std::uint64_t length) {
     reduction.value = scalar_from_bytes(type(), result_);
     reduction.host_us = microseconds_between(started, std::chrono::steady_clock::now());
 
+    reduction.pieces = pieces.size();
+    reduction.passes = std::move(pieces);
+    for (std::size_t i = 0; i < reduction.passes.size(); ++i)
+        reduction.passes[i].device_us =
+            event_us<CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END>(piece_events[i]);
     for (std::size_t i = 0; i < passes.size(); ++i)
         reduction.passes.push_back(
             {passes[i], event_us<CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END>(events[i])});
+    const auto& first = piece_events.empty() ? events.front() : piece_events.front();
     reduction.span_us =
         static_cast<double>(events.back().getProfilingInfo<CL_PROFILING_COMMAND_END>() -
-                            events.front().getProfilingInfo<CL_PROFILING_COMMAND_START>()) /
+                            first.getProfilingInfo<CL_PROFILING_COMMAND_START>()) /
         1000.0;
     return reduction;
 }

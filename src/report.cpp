@@ -115,10 +115,15 @@ void print_measurement(std::ostream& out, const Measurement& measurement) {
     const auto& passes = measurement.runs.front().passes;
     out << "pass           in ->          out   work-groups x size   "
         << (repeated ? "  min us  median us" : "device us") << "      GB/s\n";
+    const auto pieces = measurement.runs.front().pieces;
     for (std::size_t i = 0; i < passes.size(); ++i) {
         const auto& pass = passes[i].pass;
         const auto us = measurement.pass_us(i);
-        out << std::setw(4) << i + 1 << std::setw(13) << pass.in << " -> " << std::setw(12)
+        // An input in several buffers: pass 1 is one launch per buffer, 1.1, 1.2, ...
+        const auto label = i < pieces    ? "1." + std::to_string(i + 1)
+                           : pieces == 0 ? std::to_string(i + 1)
+                                         : std::to_string(i - pieces + 2);
+        out << std::setw(4) << label << std::setw(13) << pass.in << " -> " << std::setw(12)
             << pass.out() << std::setw(14) << pass.work_groups << " x " << std::setw(4)
             << pass.work_group_size << std::setw(12) << fixed(us.min);
         if (repeated)
@@ -161,7 +166,9 @@ void print_json(std::ostream& out, const Measurement& measurement, const Reducer
         << ", \"expected\": " << to_string(measurement.expected.value)
         << ", \"error\": " << to_string(measurement.largest_error())
         << ", \"tolerance\": " << to_string(measurement.tolerance)
-        << ", \"valid\": " << (measurement.valid() ? "true" : "false") << ", \"passes\": [";
+        << ", \"valid\": " << (measurement.valid() ? "true" : "false")
+        << ", \"buffers\": " << std::max<std::size_t>(measurement.runs.front().pieces, 1)
+        << ", \"passes\": [";
     const auto& passes = measurement.runs.front().passes;
     for (std::size_t i = 0; i < passes.size(); ++i) {
         const auto& pass = passes[i].pass;

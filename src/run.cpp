@@ -9,9 +9,8 @@
 namespace clreduce {
 namespace {
 
-/// Refuses, before allocating, an input larger than the device or the host can hold.
+/// The random input, after refusing one larger than the host's memory.
 HostValues make_input(const Reducer& reducer, std::uint64_t length, std::uint64_t seed) {
-    reducer.check_fits(length);
     const auto host_memory = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
                              static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
     if (length > host_memory / reducer.value_size())
@@ -71,6 +70,8 @@ std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_q
 
 ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const Options& options,
                        StreamRead* stream_read, std::ostream& out) {
+    const auto per_buffer = buffer_values(reducer.report(), reducer.type(), options.max_buffer);
+    reducer.check_fits(options.length, per_buffer);
     const bool text = options.format == Format::text && options.verbosity != Verbosity::quiet;
     if (text)
         print_setup(out, selected, reducer, options);
@@ -78,7 +79,7 @@ ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const O
         print_plan(out, reducer.plan(options.length));
 
     const auto values = make_input(reducer, options.length, options.seed);
-    const auto input = upload(reducer.device_queue(), values);
+    const DeviceInput input(reducer.device_queue(), values, per_buffer);
     const auto measurement =
         measure(reducer, input, values, options.length, repeats_of(options), stream_read);
 
@@ -96,11 +97,14 @@ ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const O
 ExitCode run_sweep(const std::vector<std::unique_ptr<Reducer>>& reducers,
                    const SelectedDevice& selected, const Options& options, StreamRead& stream_read,
                    std::ostream& out) {
+    const auto& reducer = *reducers.front();
+    const auto per_buffer = buffer_values(reducer.report(), reducer.type(), options.max_buffer);
+    reducer.check_fits(options.length, per_buffer);
     if (options.format == Format::text)
-        for (const auto& reducer : reducers)
-            print_setup(out, selected, *reducer, options);
-    const auto values = make_input(*reducers.front(), options.length, options.seed);
-    const auto input = upload(reducers.front()->device_queue(), values);
+        for (const auto& each : reducers)
+            print_setup(out, selected, *each, options);
+    const auto values = make_input(reducer, options.length, options.seed);
+    const DeviceInput input(reducer.device_queue(), values, per_buffer);
     std::vector<SweepRow> rows;
     for (const auto length : sweep_lengths(options.length))
         for (const auto& reducer : reducers)

@@ -1,6 +1,7 @@
 // Device tests: the reduction on every device found, against the host reference.
 
 #include "catch_compat.hpp"
+#include "clreduce/input.hpp"
 #include "clreduce/reference.hpp"
 #include "device_targets.hpp"
 
@@ -136,6 +137,30 @@ TEST_CASE("every device wraps integer sums around and finds the type's extremes"
                     check(filled(length, identity, extreme), length - 1);
                 }
             });
+        }
+}
+
+TEST_CASE("an input in several buffers reduces like one", "[device]") {
+    // Pieces of one value, of odd lengths, and of one work-group's worth and one more.
+    const std::uint64_t length = 300007;
+    for (const auto& combination : combinations())
+        DYNAMIC_SECTION(combination.name()) {
+            const auto& target = *combination.target;
+            const auto reducer = make_reducer(target, combination.recipe);
+            REQUIRE(reducer);
+            const auto values = exact_input(reducer->type(), reducer->op(), length, 5);
+            const auto per_work_group = reducer->shape().values_per_work_group();
+            for (const std::uint64_t per_buffer :
+                 {std::uint64_t{100003}, per_work_group + 1, length - 1}) {
+                const DeviceInput input(target.queue, values, per_buffer);
+                for (const std::uint64_t prefix : {length, length - 1, per_buffer + 1}) {
+                    INFO(per_buffer << " values per buffer, length " << prefix);
+                    const auto device = reducer->reduce(input.prefix(prefix)).value;
+                    const auto host = host_reduce(reducer->op(), values, prefix).value;
+                    INFO("device " << to_string(device) << ", host " << to_string(host));
+                    CHECK(device == host);
+                }
+            }
         }
 }
 

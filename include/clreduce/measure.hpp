@@ -2,6 +2,7 @@
 // Measuring: repeated, validated reductions of one input, the host reference beside them,
 // and the device's stream read: the time to read the input and do nothing else.
 
+#include "clreduce/input.hpp"
 #include "clreduce/reducer.hpp"
 #include "clreduce/reference.hpp"
 #include "clreduce/types.hpp"
@@ -35,8 +36,9 @@ struct Repeats {
 class StreamRead {
 public:
     explicit StreamRead(const Reducer& reducer);
-    /// One launch over the first `length` values of `input`, in device microseconds.
-    double launch_us(const cl::Buffer& input, std::uint64_t length);
+    /// One launch per piece of `input`, in device microseconds from the first's start to the
+    /// last's end.
+    double launch_us(const std::vector<Piece>& input);
 
 private:
     const Reducer& reducer_;
@@ -69,7 +71,7 @@ struct Measurement {
 /// Reduces the first `length` of `values` (already in `input`) `repeats` times on the device
 /// and with the host reference. With `stream_read`, each reduction is followed by a launch of the
 /// streaming read, so that both see the same cache and clock state.
-Measurement measure(Reducer& reducer, const cl::Buffer& input, const HostValues& values,
+Measurement measure(Reducer& reducer, const DeviceInput& input, const HostValues& values,
                     std::uint64_t length, const Repeats& repeats, StreamRead* stream_read);
 
 /// The largest error a floating-point sum of values whose magnitudes add up to `magnitude`

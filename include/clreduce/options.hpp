@@ -37,6 +37,7 @@ struct Options {
     std::optional<Finish> finish = Finish::passes; // unset: auto
     bool finish_given = false;
     std::size_t work_group_size = 0; // 0: the device's best
+    std::uint64_t max_buffer = 0;    // values per device buffer; 0: CL_DEVICE_MAX_MEM_ALLOC_SIZE
     std::uint64_t seed = 1;
     unsigned iterations = 1;
     bool benchmark = false; // --iterations or --sweep: min and median, and the stream read

@@ -8,6 +8,7 @@
 #include "clreduce/types.hpp"
 
 #include <CL/opencl.hpp>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,9 +23,16 @@ struct PassTime {
 
 struct Reduction {
     Scalar value;
-    std::vector<PassTime> passes;
-    double span_us = 0; // first pass's START to last pass's END
-    double host_us = 0; // first enqueue to the result on the host
+    std::vector<PassTime> passes; // an input in several buffers: one launch each, first
+    std::size_t pieces = 0;       // those launches: 0 for an input in one buffer
+    double span_us = 0;           // first pass's START to last pass's END
+    double host_us = 0;           // first enqueue to the result on the host
+};
+
+/// Part of an input held in several buffers: the first `length` values of `buffer`.
+struct Piece {
+    cl::Buffer buffer;
+    std::uint64_t length = 0;
 };
 
 /// The time between two profiling points of a finished command, in microseconds.
@@ -89,16 +97,37 @@ public:
         return plan_passes(length, shape_, finish_);
     }
 
-    /// Throws Failure(ExitCode::unsupported), naming the limit, when `length` values and the
-    /// temporaries cannot be allocated on the device; call it before making the input.
-    void check_fits(std::uint64_t length) const;
+    /// Throws Failure(ExitCode::unsupported), naming the limit, when `length` values, in
+    /// buffers of at most `per_buffer` values, and the temporaries do not fit in the device's
+    /// global memory; call it before making the input.
+    void check_fits(std::uint64_t length, std::uint64_t per_buffer) const;
 
     /// Reduces the first `length` values of `input` (of the recipe's type), which it only
     /// reads. Throws std::invalid_argument when `input` holds fewer than `length` values.
     Reduction reduce(const cl::Buffer& input, std::uint64_t length);
 
+    /// Reduces the values of `pieces`, in order, as one input. Each piece is reduced by one
+    /// launch of the first pass into one array of partials, which is then reduced like any
+    /// input: the report lists the pieces' launches first.
+    Reduction reduce(const std::vector<Piece>& pieces);
+
+    /// The partials one piece of `length` values leaves: its first pass's work-groups.
+    std::size_t partials_of(std::uint64_t length) const;
+
+    /// For a layer that feeds the pieces itself: enqueues the first pass over `piece`, after
+    /// `wait`, writing its partials to `partials` from `first` on.
+    cl::Event enqueue_piece(const Piece& piece, const cl::Buffer& partials, std::uint64_t first,
+                            const std::vector<cl::Event>& wait);
+
+    /// For the same layer: reduces `count` partials gathered by enqueue_piece, which started
+    /// on the host's clock at `started`; `pieces` are the pieces' events, reported first.
+    Reduction finish_pieces(const cl::Buffer& partials, std::uint64_t count,
+                            std::vector<PassTime> pieces, std::vector<cl::Event> piece_events,
+                            std::chrono::steady_clock::time_point started);
+
 private:
     void size_temporary(std::size_t which, std::uint64_t values);
+    void require_holds(const cl::Buffer& input, std::uint64_t length) const;
     void enqueue(const Pass& pass, const cl::Buffer& in, std::size_t out, cl::Event& event);
 
     DeviceQueue device_queue_;
@@ -113,6 +142,8 @@ private:
     cl::Buffer result_buffer_;    // pinned host memory (CL_MEM_ALLOC_HOST_PTR) for the result...
     void* result_ = nullptr;      // ...mapped for the reducer's lifetime
     PassShape shape_;
+    cl::Buffer piece_partials_; // the pieces' partials when an input has several
+    std::uint64_t piece_partials_capacity_ = 0;
     cl::Buffer temporaries_[2];
     std::uint64_t temporary_capacity_[2] = {0, 0};
 };

@@ -3,7 +3,8 @@
 int identity(void);
 int op(int a, int b);
 
-kernel void reduce(global const int* in, global int* out, ulong length, local int* scratch) {
+kernel void reduce(global const int* in, global int* out, ulong length, local int* scratch,
+                   ulong first_out) {
     if (get_local_id(0) == 0)
         out[get_group_id(0)] = op(identity(), 12345);
 }

@@ -1,0 +1,32 @@
+#pragma once
+// An input on the device: in one buffer, or past CL_DEVICE_MAX_MEM_ALLOC_SIZE in several,
+// which the reducer treats as one input (Reducer::reduce of pieces).
+
+#include "clreduce/reducer.hpp"
+#include "clreduce/types.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace clreduce {
+
+/// The most values of `type` one buffer may hold on the device: its
+/// CL_DEVICE_MAX_MEM_ALLOC_SIZE, or `limit` (--max-buffer; 0: none). Throws
+/// Failure(ExitCode::unsupported) for a limit past what the device allocates.
+std::uint64_t buffer_values(const DeviceReport& report, DataType type, std::uint64_t limit);
+
+/// Host values uploaded in buffers of at most `per_buffer` values each.
+class DeviceInput {
+public:
+    DeviceInput(const DeviceQueue& device_queue, const HostValues& values,
+                std::uint64_t per_buffer);
+
+    /// The pieces that hold the first `length` values.
+    std::vector<Piece> prefix(std::uint64_t length) const;
+    std::size_t buffers() const { return pieces_.size(); }
+
+private:
+    std::vector<Piece> pieces_;
+};
+
+} // namespace clreduce

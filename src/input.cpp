@@ -1,0 +1,44 @@
+#include "clreduce/input.hpp"
+
+#include "clreduce/errors.hpp"
+
+#include <algorithm>
+
+namespace clreduce {
+
+std::uint64_t buffer_values(const DeviceReport& report, DataType type, std::uint64_t limit) {
+    const std::uint64_t largest = report.largest_buffer / info(type).size;
+    if (limit > largest)
+        throw Failure(ExitCode::unsupported,
+                      "--max-buffer " + std::to_string(limit) + " is more than device '" +
+                          report.name + "' allocates in one buffer: " + std::to_string(largest) +
+                          " values of " + name_of(type) + " (CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
+    return limit == 0 ? largest : limit;
+}
+
+DeviceInput::DeviceInput(const DeviceQueue& device_queue, const HostValues& values,
+                         std::uint64_t per_buffer) {
+    const auto size = info(type_of(values)).size;
+    const auto length = length_of(values);
+    const auto* bytes = static_cast<const unsigned char*>(data_of(values));
+    for (std::uint64_t first = 0; first < length; first += per_buffer) {
+        const auto count = std::min(per_buffer, length - first);
+        cl::Buffer buffer(device_queue.context, CL_MEM_READ_ONLY, count * size);
+        device_queue.queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, count * size,
+                                              bytes + first * size);
+        pieces_.push_back({buffer, count});
+    }
+}
+
+std::vector<Piece> DeviceInput::prefix(std::uint64_t length) const {
+    std::vector<Piece> pieces;
+    for (const auto& piece : pieces_) {
+        if (length == 0)
+            break;
+        pieces.push_back({piece.buffer, std::min(piece.length, length)});
+        length -= pieces.back().length;
+    }
+    return pieces;
+}
+
+} // namespace clreduce
