@@ -4,6 +4,7 @@
 #include "clreduce/errors.hpp"
 #include "clreduce/finish.hpp"
 
+#include <algorithm>
 #include <ostream>
 
 namespace clreduce {
@@ -80,10 +81,30 @@ cl_device_type preferred_type(const DeviceTriplet& triplet,
     return CL_DEVICE_TYPE_ALL;
 }
 
-SelectedDevice select_device(const DeviceTriplet& triplet) {
+std::vector<SelectedDevice> select_devices(const DeviceTriplet& triplet) {
     const auto platforms = all_platforms();
     const auto type = preferred_type(triplet, platforms);
     const auto kind = device_kind(type);
+    // The most devices the triplet needs: one past its largest index, or one for all.
+    const std::size_t needed =
+        triplet.all ? 1 : *std::max_element(triplet.devices.begin(), triplet.devices.end()) + 1;
+    const auto pick = [&](std::size_t platform_index) {
+        const auto devices = devices_of(platforms[platform_index], type);
+        std::vector<SelectedDevice> picked;
+        if (triplet.all)
+            for (std::size_t index = 0; index < devices.size(); ++index)
+                picked.push_back({devices[index], platform_index, index});
+        for (const auto index : triplet.all ? std::vector<std::size_t>{} : triplet.devices) {
+            if (index >= devices.size())
+                throw Failure(ExitCode::no_device, "device index " + std::to_string(index) +
+                                                       " is past the end: platform " +
+                                                       std::to_string(platform_index) + " has " +
+                                                       count_text(devices.size(), kind) +
+                                                       " (--list shows them)");
+            picked.push_back({devices[index], platform_index, index});
+        }
+        return picked;
+    };
     if (triplet.platform) {
         const auto platform_index = *triplet.platform;
         if (platform_index >= platforms.size())
@@ -92,23 +113,18 @@ SelectedDevice select_device(const DeviceTriplet& triplet) {
                                                    (platforms.size() == 1 ? "is " : "are ") +
                                                    count_text(platforms.size(), "platform") +
                                                    " (--list shows them)");
-        const auto devices = devices_of(platforms[platform_index], type);
-        if (triplet.device >= devices.size())
-            throw Failure(ExitCode::no_device,
-                          "device index " + std::to_string(triplet.device) +
-                              " is past the end: platform " + std::to_string(platform_index) +
-                              " has " + count_text(devices.size(), kind) + " (--list shows them)");
-        return {devices[triplet.device], platform_index, triplet.device};
+        const auto picked = pick(platform_index);
+        if (picked.empty())
+            throw Failure(ExitCode::no_device, "platform " + std::to_string(platform_index) +
+                                                   " has no " + kind + " (--list shows them)");
+        return picked;
     }
-    for (std::size_t platform_index = 0; platform_index < platforms.size(); ++platform_index) {
-        const auto devices = devices_of(platforms[platform_index], type);
-        if (triplet.device < devices.size())
-            return {devices[triplet.device], platform_index, triplet.device};
-    }
-    throw Failure(ExitCode::no_device,
-                  "no platform has " +
-                      (triplet.device == 0 ? "a " + kind : count_text(triplet.device + 1, kind)) +
-                      " (--list shows every device)");
+    for (std::size_t platform_index = 0; platform_index < platforms.size(); ++platform_index)
+        if (devices_of(platforms[platform_index], type).size() >= needed)
+            return pick(platform_index);
+    throw Failure(ExitCode::no_device, "no platform has " +
+                                           (needed == 1 ? "a " + kind : count_text(needed, kind)) +
+                                           " (--list shows every device)");
 }
 
 std::string type_name(cl_device_type type) {

@@ -13,6 +13,8 @@
 #include "clreduce/reducer.hpp"
 #include "clreduce/run.hpp"
 #include "clreduce/source.hpp"
+#include "clreduce/split.hpp"
+#include "clreduce/stream.hpp"
 
 #include <iostream>
 #include <optional>
@@ -30,16 +32,22 @@ int main(int argc, char* argv[]) {
                 return ExitCode::success;
             }
 
-            const auto selected = select_device(options->triplet);
+            const auto devices = select_devices(options->triplet);
+            const auto kernel = read_kernel_file("reduce.cl", kernel_folders(options->kernel_dir));
+            if (devices.size() > 1)
+                return run_split(devices, *options, kernel, std::cout);
+
+            const auto& selected = devices.front();
             const auto report = query_report(selected.device);
             const auto path = choose_path(report, options->path, options->allow_unreported);
-            const auto kernel = read_kernel_file("reduce.cl", kernel_folders(options->kernel_dir));
             const DeviceQueue device_queue(selected.device);
             const auto reducers = build_reducers(device_queue, report, path, kernel, *options);
 
             std::optional<StreamRead> stream_read;
             if (options->benchmark)
                 stream_read.emplace(*reducers.front());
+            if (options->host_input)
+                return run_streamed(*reducers.front(), selected, *options, std::cout);
             if (options->mode == Mode::sweep)
                 return run_sweep(reducers, selected, *options, *stream_read, std::cout);
             return run_reduction(*reducers.front(), selected, *options,

@@ -9,15 +9,6 @@
 namespace clreduce {
 namespace {
 
-/// Calls run(false) once to warm up if asked, then run(true) `iterations` times.
-template <typename Run>
-void repeat(const Repeats& repeats, Run run) {
-    if (repeats.warm_up)
-        run(false);
-    for (unsigned i = 0; i < repeats.iterations; ++i)
-        run(true);
-}
-
 /// |a - b| as a double; both hold the same type.
 double difference(const Scalar& a, const Scalar& b) {
     return std::visit(
@@ -127,6 +118,26 @@ Statistic Measurement::pass_us(std::size_t pass) const {
                           [&](const Reduction& run) { return run.passes.at(pass).device_us; });
 }
 
+void check_against(Measurement& measurement, const Reducer& reducer, const Repeats& repeats,
+                   const std::function<Reference()>& reference) {
+    std::vector<double> samples;
+    repeat(repeats, [&](bool counted) {
+        const auto started = std::chrono::steady_clock::now();
+        measurement.expected = reference();
+        if (counted)
+            samples.push_back(std::chrono::duration<double, std::micro>(
+                                  std::chrono::steady_clock::now() - started)
+                                  .count());
+    });
+    measurement.host_reference_us = summarize(samples);
+    if (reducer.op() == Op::sum)
+        measurement.tolerance = sum_tolerance(
+            reducer.type(),
+            additions_per_value(passes_of(measurement.runs.front()), reducer.path()),
+            measurement.expected.magnitude,
+            std::visit([](auto x) { return static_cast<double>(x); }, measurement.expected.value));
+}
+
 Measurement measure(Reducer& reducer, const DeviceInput& input, const HostValues& values,
                     std::uint64_t length, const Repeats& repeats, StreamRead* stream_read) {
     const auto pieces = input.prefix(length);
@@ -146,22 +157,8 @@ Measurement measure(Reducer& reducer, const DeviceInput& input, const HostValues
     if (stream_read)
         measurement.stream_read_us = summarize(read_samples);
 
-    std::vector<double> reference_samples;
-    repeat(repeats, [&](bool counted) {
-        const auto started = std::chrono::steady_clock::now();
-        measurement.expected = host_reduce(reducer.op(), values, length);
-        if (counted)
-            reference_samples.push_back(std::chrono::duration<double, std::micro>(
-                                            std::chrono::steady_clock::now() - started)
-                                            .count());
-    });
-    measurement.host_reference_us = summarize(reference_samples);
-    if (reducer.op() == Op::sum)
-        measurement.tolerance = sum_tolerance(
-            reducer.type(),
-            additions_per_value(passes_of(measurement.runs.front()), reducer.path()),
-            measurement.expected.magnitude,
-            std::visit([](auto x) { return static_cast<double>(x); }, measurement.expected.value));
+    check_against(measurement, reducer, repeats,
+                  [&] { return host_reduce(reducer.op(), values, length); });
     return measurement;
 }
 

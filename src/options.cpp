@@ -110,6 +110,28 @@ std::uint64_t parse_count(const std::string& text, const std::string& what) {
     return value;
 }
 
+void parse_device_list(const std::string& text, DeviceTriplet& triplet) {
+    triplet.all = text == "all";
+    triplet.devices.clear();
+    if (triplet.all)
+        return;
+    std::size_t begin = 0;
+    while (true) {
+        const auto comma = text.find(',', begin);
+        const auto entry = text.substr(begin, comma == std::string::npos ? comma : comma - begin);
+        if (entry.empty())
+            usage_error("--device '" + text + "' has an empty entry");
+        const auto index = parse_index(entry, "--device");
+        if (std::find(triplet.devices.begin(), triplet.devices.end(), index) !=
+            triplet.devices.end())
+            usage_error("--device '" + text + "' names device " + entry + " twice");
+        triplet.devices.push_back(index);
+        if (comma == std::string::npos)
+            return;
+        begin = comma + 1;
+    }
+}
+
 cl_device_type parse_device_type(const std::string& name) {
     return choose(name, device_types, "device type");
 }
@@ -126,6 +148,11 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     TCLAP::SwitchArg csv("", "csv", "With --sweep: print CSV instead of a table", cmd);
     TCLAP::SwitchArg json("", "json", "Print one JSON object instead of text", cmd);
     TCLAP::SwitchArg sweep("", "sweep", "Benchmark lengths 2^10 ... --length (default 2^28)", cmd);
+    TCLAP::ValueArg<std::string> chunk(
+        "", "chunk", "With --host-input: values per streamed chunk (default: 64 MiB worth)", false,
+        "", "count", cmd);
+    TCLAP::SwitchArg host_input("", "host-input",
+                                "Keep the input in host memory and stream it in chunks", cmd);
     TCLAP::ValueArg<std::string> max_buffer(
         "", "max-buffer",
         "Values per device buffer; longer inputs span several (default: the device's largest)",
@@ -169,8 +196,9 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     TCLAP::ValueArg<std::string> type(
         "t", "type", "Device type (default: gpu, else acc, else cpu; all with --platform)", false,
         "all", &type_constraint, cmd);
-    TCLAP::ValueArg<std::string> device("d", "device", "Device index within the platform", false,
-                                        "0", "index", cmd);
+    TCLAP::ValueArg<std::string> device(
+        "d", "device", "Device index within the platform; several (0,1) or all split the work",
+        false, "0", "index", cmd);
     TCLAP::ValueArg<std::string> platform(
         "p", "platform", "Platform index (default: the first with a device of --type)", false, "",
         "index", cmd);
@@ -200,7 +228,11 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
                       {&json, &sweep},
                       {&quiet, &json},
                       {&quiet, &csv},
-                      {&quiet, &sweep}});
+                      {&quiet, &sweep},
+                      {&host_input, &sweep},
+                      {&host_input, &max_buffer}});
+    if (chunk.isSet() && !host_input.isSet())
+        usage_error("--chunk needs --host-input");
     if (csv.isSet() && !sweep.isSet())
         usage_error("--csv needs --sweep");
     if (allow_unreported.isSet() && strategy.getValue() == "auto")
@@ -215,7 +247,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
                                                       : parse_count(length.getValue(), "--length");
     if (platform.isSet())
         options.triplet.platform = parse_index(platform.getValue(), "--platform");
-    options.triplet.device = parse_index(device.getValue(), "--device");
+    parse_device_list(device.getValue(), options.triplet);
     if (type.isSet())
         options.triplet.type = parse_device_type(type.getValue());
     options.path = choose(strategy.getValue(), strategies, "strategy");
@@ -232,6 +264,9 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     }
     if (max_buffer.isSet())
         options.max_buffer = parse_count(max_buffer.getValue(), "--max-buffer");
+    options.host_input = host_input.isSet();
+    if (chunk.isSet())
+        options.chunk = parse_count(chunk.getValue(), "--chunk");
     options.seed = parse_unsigned(seed.getValue(), "--seed");
     constexpr std::uint64_t most_iterations = 1000000;
     const auto runs = parse_count(iterations.getValue(), "--iterations");

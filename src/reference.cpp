@@ -75,46 +75,70 @@ private:
 };
 
 template <typename T>
-Reference floating_sum(const T* values, std::uint64_t length) {
-    std::vector<CompensatedSum> chunks((length + chunk - 1) / chunk);
-    for_each_chunk(length, [&](std::uint64_t begin, std::uint64_t end) {
-        for (std::uint64_t i = begin; i < end; ++i)
-            chunks[begin / chunk].add(static_cast<double>(values[i]));
-    });
+Reference floating_sum(const std::vector<HostSpan>& spans) {
+    std::vector<CompensatedSum> totals(spans.size());
+    for (std::size_t s = 0; s < spans.size(); ++s) {
+        const auto* values = static_cast<const T*>(spans[s].data);
+        const auto length = spans[s].length;
+        std::vector<CompensatedSum> chunks((length + chunk - 1) / chunk);
+        for_each_chunk(length, [&](std::uint64_t begin, std::uint64_t end) {
+            for (std::uint64_t i = begin; i < end; ++i)
+                chunks[begin / chunk].add(static_cast<double>(values[i]));
+        });
+        for (const auto& part : chunks)
+            totals[s].add(part);
+    }
     CompensatedSum total;
-    for (const auto& part : chunks)
+    for (const auto& part : totals)
         total.add(part);
     return {static_cast<T>(total.value()), total.magnitude()};
 }
 
 template <typename T>
-Reference reduce_values(Op op, const T* values, std::uint64_t length) {
+Reference reduce_spans(Op op, const std::vector<HostSpan>& spans) {
     if constexpr (std::is_floating_point_v<T>)
         if (op == Op::sum)
-            return floating_sum(values, length);
-    return {std::reduce(std::execution::par_unseq, values, values + length, identity_of<T>(op),
-                        [op](T a, T b) { return combine(op, a, b); }),
-            0};
+            return floating_sum<T>(spans);
+    T result = identity_of<T>(op);
+    for (const auto& span : spans) {
+        const auto* values = static_cast<const T*>(span.data);
+        result =
+            combine(op, result,
+                    std::reduce(std::execution::par_unseq, values, values + span.length,
+                                identity_of<T>(op), [op](T a, T b) { return combine(op, a, b); }));
+    }
+    return {result, 0};
 }
 
 } // namespace
 
-HostValues random_values(DataType type, std::uint64_t length, std::uint64_t seed) {
-    return visit_type(type, [&](auto zero) -> HostValues {
+void fill_random(DataType type, void* data, std::uint64_t first, std::uint64_t length,
+                 std::uint64_t seed) {
+    visit_type(type, [&](auto zero) {
         using T = decltype(zero);
-        std::vector<T> values(length);
+        auto* values = static_cast<T*>(data);
         const std::uint64_t key = scramble(seed);
         for_each_chunk(length, [&](std::uint64_t begin, std::uint64_t end) {
             for (std::uint64_t i = begin; i < end; ++i)
-                values[i] = from_random_bits<T>(scramble(key + i));
+                values[i] = from_random_bits<T>(scramble(key + first + i));
         });
+    });
+}
+
+HostValues random_values(DataType type, std::uint64_t length, std::uint64_t seed) {
+    return visit_type(type, [&](auto zero) -> HostValues {
+        std::vector<decltype(zero)> values(length);
+        fill_random(type, values.data(), 0, length, seed);
         return values;
     });
 }
 
 Reference host_reduce(Op op, const HostValues& values, std::uint64_t length) {
-    return std::visit([&](const auto& vector) { return reduce_values(op, vector.data(), length); },
-                      values);
+    return host_reduce(op, type_of(values), {{data_of(values), length}});
+}
+
+Reference host_reduce(Op op, DataType type, const std::vector<HostSpan>& spans) {
+    return visit_type(type, [&](auto zero) { return reduce_spans<decltype(zero)>(op, spans); });
 }
 
 std::string host_reduce_description() {

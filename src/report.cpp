@@ -9,13 +9,14 @@
 #include <sstream>
 
 namespace clreduce {
-namespace {
 
-std::string fixed(double value, int decimals = 2) {
+std::string fixed(double value, int decimals) {
     std::ostringstream text;
     text << std::fixed << std::setprecision(decimals) << value;
     return text.str();
 }
+
+namespace {
 
 std::string json_string(const std::string& text) {
     std::string quoted = "\"";
@@ -69,13 +70,16 @@ std::string timing_note(const Options& options) {
 
 } // namespace
 
+void print_title(std::ostream& out, const Options& options) {
+    out << "clreduce " << CLREDUCE_VERSION << ": " << name_of(options.op) << " of "
+        << options.length << " " << name_of(options.type) << " values (seed " << options.seed
+        << ")\n";
+}
+
 void print_setup(std::ostream& out, const SelectedDevice& selected, const Reducer& reducer,
                  const Options& options) {
     const auto& report = reducer.report();
-    out << "clreduce " << CLREDUCE_VERSION << ": " << name_of(reducer.op()) << " of "
-        << options.length << " " << name_of(reducer.type()) << " values (seed " << options.seed
-        << ")\n"
-        << "device   " << report.name << " (-p " << selected.platform_index << " -d "
+    out << "device   " << report.name << " (-p " << selected.platform_index << " -d "
         << selected.device_index << "), " << report.platform_name << ", " << report.version_text
         << '\n'
         << "path     " << name_of(reducer.path()) << ", work-group size "

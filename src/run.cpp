@@ -11,13 +11,19 @@ namespace {
 
 /// The random input, after refusing one larger than the host's memory.
 HostValues make_input(const Reducer& reducer, std::uint64_t length, std::uint64_t seed) {
+    refuse_past_host_memory(length, reducer.value_size());
+    return random_values(reducer.type(), length, seed);
+}
+
+} // namespace
+
+void refuse_past_host_memory(std::uint64_t length, std::size_t value_size) {
     const auto host_memory = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
                              static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
-    if (length > host_memory / reducer.value_size())
+    if (length > host_memory / value_size)
         throw Failure(ExitCode::unsupported, "length " + std::to_string(length) +
                                                  " does not fit in this host's memory (" +
                                                  std::to_string(host_memory) + " bytes)");
-    return random_values(reducer.type(), length, seed);
 }
 
 void refuse_wrong_result(const Measurement& measurement) {
@@ -31,6 +37,8 @@ void refuse_wrong_result(const Measurement& measurement) {
                                    ? " (tolerance " + to_string(measurement.tolerance) + ")"
                                    : ""));
 }
+
+namespace {
 
 Repeats repeats_of(const Options& options) {
     return {options.iterations, !options.cold};
@@ -73,8 +81,10 @@ ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const O
     const auto per_buffer = buffer_values(reducer.report(), reducer.type(), options.max_buffer);
     reducer.check_fits(options.length, per_buffer);
     const bool text = options.format == Format::text && options.verbosity != Verbosity::quiet;
-    if (text)
+    if (text) {
+        print_title(out, options);
         print_setup(out, selected, reducer, options);
+    }
     if (options.verbosity == Verbosity::verbose)
         print_plan(out, reducer.plan(options.length));
 
@@ -100,9 +110,11 @@ ExitCode run_sweep(const std::vector<std::unique_ptr<Reducer>>& reducers,
     const auto& reducer = *reducers.front();
     const auto per_buffer = buffer_values(reducer.report(), reducer.type(), options.max_buffer);
     reducer.check_fits(options.length, per_buffer);
-    if (options.format == Format::text)
+    if (options.format == Format::text) {
+        print_title(out, options);
         for (const auto& each : reducers)
             print_setup(out, selected, *each, options);
+    }
     const auto values = make_input(reducer, options.length, options.seed);
     const DeviceInput input(reducer.device_queue(), values, per_buffer);
     std::vector<SweepRow> rows;

@@ -35,7 +35,8 @@ TEST_CASE("defaults reduce 2^20 values with sum on the first device", "[options]
     CHECK(options->op == Op::sum);
     CHECK(options->length == 1048576);
     CHECK_FALSE(options->triplet.platform);
-    CHECK(options->triplet.device == 0);
+    CHECK(options->triplet.devices == std::vector<std::size_t>{0});
+    CHECK_FALSE(options->triplet.all);
     CHECK_FALSE(options->triplet.type); // gpu, else acc, else cpu
     CHECK_FALSE(options->path);
     CHECK(options->factor == Factor::device);
@@ -78,7 +79,7 @@ TEST_CASE("every option is read into its field", "[options]") {
     CHECK(options->op == Op::min);
     CHECK(options->length == (std::uint64_t{1} << 31));
     CHECK(options->triplet.platform == std::size_t{1});
-    CHECK(options->triplet.device == 2);
+    CHECK(options->triplet.devices == std::vector<std::size_t>{2});
     CHECK(options->triplet.type == CL_DEVICE_TYPE_GPU);
     CHECK(options->path == Path::sub_group);
     CHECK(options->allow_unreported);
@@ -166,5 +167,24 @@ TEST_CASE("invalid command lines are usage errors that name the problem", "[opti
         const auto message = usage_error_of(arguments);
         INFO("arguments starting " << arguments.front());
         CHECK_THAT(message, Catch::Contains(expected));
+    }
+}
+
+TEST_CASE("several devices are a list of indices or all", "[options]") {
+    DeviceTriplet triplet;
+    parse_device_list("1,0,3", triplet);
+    CHECK(triplet.devices == std::vector<std::size_t>{1, 0, 3});
+    CHECK_FALSE(triplet.all);
+    parse_device_list("all", triplet);
+    CHECK(triplet.all);
+    for (const auto& [list, problem] :
+         std::vector<std::pair<const char*, const char*>>{{"0,0", "names device 0 twice"},
+                                                          {"", "has an empty entry"},
+                                                          {"0,", "has an empty entry"},
+                                                          {",1", "has an empty entry"},
+                                                          {"0,x", "--device 'x'"},
+                                                          {"al", "--device 'al'"}}) {
+        INFO("-d '" << list << "'");
+        CHECK_THROWS_WITH(parse_device_list(list, triplet), Catch::Contains(problem));
     }
 }

@@ -28,9 +28,10 @@ std::vector<cl::Device> devices_of(const cl::Platform& platform, cl_device_type 
 cl_device_type preferred_type(const DeviceTriplet& triplet,
                               const std::vector<cl::Platform>& platforms);
 
-/// The device the triplet names. Without a platform index, the first platform that has the
-/// device is taken. Throws Failure(ExitCode::no_device) saying what is there instead.
-SelectedDevice select_device(const DeviceTriplet& triplet);
+/// The devices the triplet names, in its order, all on one platform. Without a platform
+/// index, the first platform that has them is taken. Throws Failure(ExitCode::no_device)
+/// saying what is there instead.
+std::vector<SelectedDevice> select_devices(const DeviceTriplet& triplet);
 
 /// "cpu", "gpu", "acc", "cus", "def" or "all", as --type spells them.
 std::string type_name(cl_device_type type);

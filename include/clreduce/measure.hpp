@@ -9,6 +9,7 @@
 
 #include <CL/opencl.hpp>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,6 +74,20 @@ struct Measurement {
 /// streaming read, so that both see the same cache and clock state.
 Measurement measure(Reducer& reducer, const DeviceInput& input, const HostValues& values,
                     std::uint64_t length, const Repeats& repeats, StreamRead* stream_read);
+
+/// Calls run(false) once to warm up if asked, then run(true) `iterations` times.
+template <typename Run>
+void repeat(const Repeats& repeats, Run run) {
+    if (repeats.warm_up)
+        run(false);
+    for (unsigned i = 0; i < repeats.iterations; ++i)
+        run(true);
+}
+
+/// Sets the measurement's host reference from `reference` (timed like the runs) and, for a
+/// floating-point sum, its tolerance from the first run's passes. Call it after the runs.
+void check_against(Measurement& measurement, const Reducer& reducer, const Repeats& repeats,
+                   const std::function<Reference()>& reference);
 
 /// The largest error a floating-point sum of values whose magnitudes add up to `magnitude`
 /// may have after `additions` roundings each (Higham's gamma bound), plus the reference's

@@ -9,13 +9,15 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace clreduce {
 
 /// The OpenCL SDK samples' way of naming a device: platform index, device index, type.
 struct DeviceTriplet {
     std::optional<std::size_t> platform; // unset: the first platform with such a device
-    std::size_t device = 0;              // index among the platform's devices of `type`
+    std::vector<std::size_t> devices{0}; // indices among the platform's devices of `type`
+    bool all = false;                    // every device of `type` on the platform instead
     // Unset: all types on an explicit platform; else the first of gpu, acc, cpu found.
     std::optional<cl_device_type> type;
 };
@@ -38,6 +40,8 @@ struct Options {
     bool finish_given = false;
     std::size_t work_group_size = 0; // 0: the device's best
     std::uint64_t max_buffer = 0;    // values per device buffer; 0: CL_DEVICE_MAX_MEM_ALLOC_SIZE
+    bool host_input = false;         // the input stays in host memory, streamed in chunks
+    std::uint64_t chunk = 0;         // values per streamed chunk; 0: the default
     std::uint64_t seed = 1;
     unsigned iterations = 1;
     bool benchmark = false; // --iterations or --sweep: min and median, and the stream read
@@ -53,6 +57,10 @@ std::optional<Options> parse_options(int argc, const char* const* argv);
 
 /// A positive decimal count, or a power of two written 2^N; `what` names it in errors.
 std::uint64_t parse_count(const std::string& text, const std::string& what);
+
+/// `-d`: "all", or indices separated by commas, each at most once; throws
+/// Failure(ExitCode::usage) otherwise.
+void parse_device_list(const std::string& text, DeviceTriplet& triplet);
 
 /// CL_DEVICE_TYPE_... for all|cpu|gpu|acc|cus|def; throws Failure(ExitCode::usage).
 cl_device_type parse_device_type(const std::string& name);

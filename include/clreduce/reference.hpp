@@ -10,6 +10,7 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace clreduce {
 
@@ -17,6 +18,17 @@ namespace clreduce {
 /// uniform in [-1, 1). Value i depends only on (seed, i): a longer input with the same seed
 /// starts with the shorter one, and filling runs in parallel.
 HostValues random_values(DataType type, std::uint64_t length, std::uint64_t seed);
+
+/// The same values, random_values(type, first + length, seed)'s last `length`, written to
+/// `data` (memory the caller owns, such as pinned memory for streaming).
+void fill_random(DataType type, void* data, std::uint64_t first, std::uint64_t length,
+                 std::uint64_t seed);
+
+/// Values of one type in memory the caller owns.
+struct HostSpan {
+    const void* data;
+    std::uint64_t length;
+};
 
 /// op's identity for T: op(identity, x) == x for every x.
 template <typename T>
@@ -56,6 +68,9 @@ struct Reference {
 /// double, in chunks run in parallel: within well under one unit in the last place of the
 /// exact sum, rounded once to the type.
 Reference host_reduce(Op op, const HostValues& values, std::uint64_t length);
+
+/// The same over the concatenation of `spans`, all of `type`.
+Reference host_reduce(Op op, DataType type, const std::vector<HostSpan>& spans);
 
 /// How host_reduce runs here, e.g. "std::reduce(par_unseq), TBB backend".
 std::string host_reduce_description();

@@ -7,9 +7,16 @@
 #include "clreduce/reducer.hpp"
 
 #include <iosfwd>
+#include <string>
 #include <vector>
 
 namespace clreduce {
+
+/// `value` with `decimals` digits after the point.
+std::string fixed(double value, int decimals = 2);
+
+/// What is reduced: the op, the length, the type and the seed.
+void print_title(std::ostream& out, const Options& options);
 
 /// The device, the path and how it was built (more with --verbose).
 void print_setup(std::ostream& out, const SelectedDevice& selected, const Reducer& reducer,

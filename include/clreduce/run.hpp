@@ -22,6 +22,12 @@ namespace clreduce {
 ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const Options& options,
                        StreamRead* stream_read, std::ostream& out);
 
+/// Throws Failure(ExitCode::unsupported) when `length` values do not fit in host memory.
+void refuse_past_host_memory(std::uint64_t length, std::size_t value_size);
+
+/// Throws Failure(ExitCode::wrong_result) naming the first run that misses the reference.
+void refuse_wrong_result(const Measurement& measurement);
+
 /// 2^10, 2^11, ... up to `largest`, and `largest` itself (alone when below 2^10).
 std::vector<std::uint64_t> sweep_lengths(std::uint64_t largest);
 

@@ -1,0 +1,89 @@
+#pragma once
+// Input that stays in host memory (--host-input): streamed to the device in chunks, each
+// uploaded on a second queue while the reducer works on the one before. A layer above the
+// one-device engine: it feeds the reducer pieces (Reducer::enqueue_piece) and has it finish
+// their partials.
+
+#include "clreduce/devices.hpp"
+#include "clreduce/errors.hpp"
+#include "clreduce/measure.hpp"
+#include "clreduce/options.hpp"
+#include "clreduce/reducer.hpp"
+#include "clreduce/reference.hpp"
+
+#include <CL/opencl.hpp>
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace clreduce {
+
+/// One streamed reduction: the chunks' launches and the finish, and the uploads beside them.
+struct StreamedRun {
+    Reduction reduction;
+    double upload_us = 0;     // the uploads' device time, added up
+    double end_to_end_us = 0; // the first upload's start to the last launch's end
+};
+
+/// Whether the device should read host input in place (CL_MEM_USE_HOST_PTR): a CPU device,
+/// whose memory is the host's.
+bool reads_in_place(const DeviceReport& report);
+
+/// Host memory holding `length` random values of the reducer's type, and the means to
+/// stream any prefix of it through the device in chunks of `chunk` values. Copied, the
+/// memory is pinned (CL_MEM_ALLOC_HOST_PTR, mapped, in blocks no larger than one buffer may
+/// be) and three device buffers take the chunks in turn; `in_place`, the device reads each
+/// chunk where it is (CL_MEM_USE_HOST_PTR) and there is nothing to copy.
+class HostStream {
+public:
+    HostStream(Reducer& reducer, std::uint64_t length, std::uint64_t chunk, std::uint64_t seed,
+               bool in_place);
+    ~HostStream();
+    HostStream(const HostStream&) = delete;
+    HostStream& operator=(const HostStream&) = delete;
+
+    bool in_place() const { return in_place_; }
+    std::uint64_t chunk() const { return chunk_; }
+
+    /// Reduces the first `length` values.
+    StreamedRun reduce(std::uint64_t length);
+
+    /// The copy ceiling: the uploads of the first `length` values alone, back to back, in
+    /// device microseconds. Nothing for a stream read in place.
+    std::optional<double> copy_us(std::uint64_t length);
+
+    /// The host's values of the first `length`, for the host reference.
+    std::vector<HostSpan> spans(std::uint64_t length) const;
+
+private:
+    struct Block {
+        cl::Buffer pinned; // on a GPU; empty where `data` is plain memory
+        void* data;
+        std::uint64_t length;
+    };
+    const void* chunk_data(std::uint64_t index) const;
+    std::uint64_t chunk_length(std::uint64_t index, std::uint64_t length) const;
+
+    Reducer& reducer_;
+    cl::CommandQueue copy_queue_;
+    std::uint64_t chunk_;
+    bool in_place_;
+    std::uint64_t values_per_block_;
+    std::vector<Block> blocks_;
+    std::unique_ptr<unsigned char, void (*)(void*)> plain_memory_{nullptr, nullptr};
+    std::vector<cl::Buffer> staging_;
+    cl::Buffer partials_;
+};
+
+/// --host-input: reduces options.length random values that stay in host memory, streamed
+/// in chunks, and reports the passes, the uploads, the end-to-end time and the copy ceiling.
+ExitCode run_streamed(Reducer& reducer, const SelectedDevice& selected, const Options& options,
+                      std::ostream& out);
+
+/// The chunk to stream with: `requested` (--chunk, 0: the default), refused (exit 4) past
+/// the device's largest buffer.
+std::uint64_t stream_chunk(const Reducer& reducer, std::uint64_t length, std::uint64_t requested);
+
+} // namespace clreduce

@@ -1,0 +1,250 @@
+#include "clreduce/stream.hpp"
+
+#include "clreduce/errors.hpp"
+#include "clreduce/report.hpp"
+#include "clreduce/run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <ostream>
+
+namespace clreduce {
+namespace {
+
+/// Three buffers: one being uploaded, one being reduced, one free for the next upload.
+constexpr std::size_t staging_buffers = 3;
+
+/// The default chunk: 64 MiB, long enough that a launch and an upload each take far longer
+/// than the fixed cost of enqueueing them.
+constexpr std::uint64_t default_chunk_bytes = std::uint64_t{64} << 20;
+
+/// From the start of `first` to the end of `last`, on one device's clock.
+double span_us(const cl::Event& first, const cl::Event& last) {
+    return static_cast<double>(last.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
+                               first.getProfilingInfo<CL_PROFILING_COMMAND_START>()) /
+           1000.0;
+}
+
+/// From the start of `first` to the start of `second`.
+double lead_us(const cl::Event& first, const cl::Event& second) {
+    return static_cast<double>(second.getProfilingInfo<CL_PROFILING_COMMAND_START>() -
+                               first.getProfilingInfo<CL_PROFILING_COMMAND_START>()) /
+           1000.0;
+}
+
+} // namespace
+
+std::uint64_t stream_chunk(const Reducer& reducer, std::uint64_t length, std::uint64_t requested) {
+    const std::uint64_t largest = reducer.report().largest_buffer / reducer.value_size();
+    if (requested > largest)
+        throw Failure(ExitCode::unsupported,
+                      "--chunk " + std::to_string(requested) + " is more than device '" +
+                          reducer.report().name +
+                          "' allocates in one buffer: " + std::to_string(largest) + " values of " +
+                          name_of(reducer.type()) + " (CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
+    if (requested != 0)
+        return requested;
+    return std::max<std::uint64_t>(
+        1, std::min({default_chunk_bytes / reducer.value_size(), largest, length}));
+}
+
+bool reads_in_place(const DeviceReport& report) {
+    return (report.type & CL_DEVICE_TYPE_CPU) != 0;
+}
+
+HostStream::HostStream(Reducer& reducer, std::uint64_t length, std::uint64_t chunk,
+                       std::uint64_t seed, bool in_place)
+    : reducer_(reducer)
+    , copy_queue_(reducer.device_queue().context, reducer.device_queue().device,
+                  cl::QueueProperties::Profiling)
+    , chunk_(chunk)
+    , in_place_(in_place) {
+    const auto size = reducer.value_size();
+    const auto& context = reducer.device_queue().context;
+    if (in_place_) {
+        // Page-aligned, so that the device may use the memory as it is.
+        const std::size_t page = 4096;
+        const auto bytes = (length * size + page - 1) / page * page;
+        plain_memory_ = {static_cast<unsigned char*>(std::aligned_alloc(page, bytes)), std::free};
+        if (!plain_memory_)
+            throw std::bad_alloc();
+        values_per_block_ = length;
+        blocks_.push_back({cl::Buffer(), plain_memory_.get(), length});
+    } else {
+        // Each block is a whole number of chunks, so that no chunk straddles two.
+        const std::uint64_t largest = reducer.report().largest_buffer / size;
+        values_per_block_ = std::max<std::uint64_t>(largest / chunk, 1) * chunk;
+        for (std::uint64_t first = 0; first < length; first += values_per_block_) {
+            const auto count = std::min(values_per_block_, length - first);
+            cl::Buffer pinned(context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, count * size);
+            void* data = reducer.device_queue().queue.enqueueMapBuffer(
+                pinned, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, count * size);
+            blocks_.push_back({pinned, data, count});
+        }
+        for (std::size_t i = 0; i < staging_buffers; ++i)
+            staging_.emplace_back(context, CL_MEM_READ_ONLY, chunk * size);
+    }
+    std::uint64_t first = 0;
+    for (const auto& block : blocks_) {
+        fill_random(reducer.type(), block.data, first, block.length, seed);
+        first += block.length;
+    }
+    const auto chunks = (length + chunk - 1) / chunk;
+    partials_ = cl::Buffer(context, CL_MEM_READ_WRITE,
+                           chunks * reducer.partials_of(std::min(chunk, length)) * size);
+}
+
+HostStream::~HostStream() {
+    try {
+        for (const auto& block : blocks_)
+            if (block.pinned())
+                reducer_.device_queue().queue.enqueueUnmapMemObject(block.pinned, block.data);
+        reducer_.device_queue().queue.finish();
+    } catch (const cl::Error&) { // nothing to do about it while being destroyed
+    }
+}
+
+const void* HostStream::chunk_data(std::uint64_t index) const {
+    const auto first = index * chunk_;
+    const auto& block = blocks_[first / values_per_block_];
+    return static_cast<const unsigned char*>(block.data) +
+           (first % values_per_block_) * reducer_.value_size();
+}
+
+std::uint64_t HostStream::chunk_length(std::uint64_t index, std::uint64_t length) const {
+    return std::min(chunk_, length - index * chunk_);
+}
+
+std::vector<HostSpan> HostStream::spans(std::uint64_t length) const {
+    std::vector<HostSpan> spans;
+    for (const auto& block : blocks_) {
+        if (length == 0)
+            break;
+        spans.push_back({block.data, std::min(block.length, length)});
+        length -= spans.back().length;
+    }
+    return spans;
+}
+
+StreamedRun HostStream::reduce(std::uint64_t length) {
+    const auto size = reducer_.value_size();
+    const auto chunks = (length + chunk_ - 1) / chunk_;
+    const auto started = std::chrono::steady_clock::now();
+    std::vector<cl::Event> uploads;
+    std::vector<cl::Event> launches;
+    std::vector<PassTime> pieces;
+    std::uint64_t first_partial = 0;
+    for (std::uint64_t k = 0; k < chunks; ++k) {
+        Piece piece;
+        piece.length = chunk_length(k, length);
+        std::vector<cl::Event> ready;
+        if (in_place_) {
+            piece.buffer =
+                cl::Buffer(reducer_.device_queue().context, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,
+                           piece.length * size, const_cast<void*>(chunk_data(k)));
+        } else {
+            // The staging buffer is free once the launch that read it three chunks ago ended.
+            piece.buffer = staging_[k % staging_buffers];
+            std::vector<cl::Event> free;
+            if (k >= staging_buffers)
+                free.push_back(launches[k - staging_buffers]);
+            uploads.emplace_back();
+            copy_queue_.enqueueWriteBuffer(piece.buffer, CL_FALSE, 0, piece.length * size,
+                                           chunk_data(k), free.empty() ? nullptr : &free,
+                                           &uploads.back());
+            copy_queue_.flush();
+            ready.push_back(uploads.back());
+        }
+        launches.push_back(reducer_.enqueue_piece(piece, partials_, first_partial, ready));
+        pieces.push_back({plan_passes(piece.length, reducer_.shape()).front(), 0});
+        first_partial += reducer_.partials_of(piece.length);
+    }
+    StreamedRun run;
+    const auto first_launch = launches.front();
+    run.reduction = reducer_.finish_pieces(partials_, first_partial, std::move(pieces),
+                                           std::move(launches), started);
+    if (!uploads.empty()) {
+        for (const auto& upload : uploads)
+            run.upload_us += event_us<CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END>(upload);
+        // Both queues run on one device, so their profiling clocks agree.
+        run.end_to_end_us = lead_us(uploads.front(), first_launch) + run.reduction.span_us;
+    } else {
+        run.end_to_end_us = run.reduction.span_us;
+    }
+    return run;
+}
+
+std::optional<double> HostStream::copy_us(std::uint64_t length) {
+    if (in_place_)
+        return std::nullopt;
+    const auto chunks = (length + chunk_ - 1) / chunk_;
+    std::vector<cl::Event> uploads(chunks);
+    for (std::uint64_t k = 0; k < chunks; ++k)
+        copy_queue_.enqueueWriteBuffer(staging_[k % staging_buffers], CL_FALSE, 0,
+                                       chunk_length(k, length) * reducer_.value_size(),
+                                       chunk_data(k), nullptr, &uploads[k]);
+    uploads.back().wait();
+    return span_us(uploads.front(), uploads.back());
+}
+
+ExitCode run_streamed(Reducer& reducer, const SelectedDevice& selected, const Options& options,
+                      std::ostream& out) {
+    const auto chunk = stream_chunk(reducer, options.length, options.chunk);
+    const bool text = options.format == Format::text && options.verbosity != Verbosity::quiet;
+    if (text) {
+        print_title(out, options);
+        print_setup(out, selected, reducer, options);
+    }
+    refuse_past_host_memory(options.length, reducer.value_size());
+    HostStream stream(reducer, options.length, chunk, options.seed,
+                      reads_in_place(reducer.report()));
+
+    Measurement measurement;
+    measurement.type = reducer.type();
+    measurement.length = options.length;
+    std::vector<double> upload, end_to_end, copy;
+    repeat({options.iterations, !options.cold}, [&](bool counted) {
+        auto run = stream.reduce(options.length);
+        const auto copy_us = stream.copy_us(options.length);
+        if (!counted)
+            return;
+        measurement.runs.push_back(std::move(run.reduction));
+        upload.push_back(run.upload_us);
+        end_to_end.push_back(run.end_to_end_us);
+        if (copy_us)
+            copy.push_back(*copy_us);
+    });
+    check_against(measurement, reducer, {options.iterations, !options.cold}, [&] {
+        return host_reduce(reducer.op(), reducer.type(), stream.spans(options.length));
+    });
+
+    const auto bytes = measurement.bytes();
+    if (options.format == Format::json) {
+        print_json(out, measurement, reducer, options);
+    } else if (options.verbosity == Verbosity::quiet) {
+        out << to_string(measurement.runs.front().value) << '\n';
+    } else {
+        out << "host input      " << (stream.in_place() ? "read in place" : "pinned")
+            << ", chunks of " << chunk << " values"
+            << (stream.in_place() ? " (a CPU device: CL_MEM_USE_HOST_PTR, no copy)"
+                                  : ", three device buffers in turn")
+            << '\n';
+        print_measurement(out, measurement);
+        if (!stream.in_place()) {
+            const auto gbps = [&](const std::vector<double>& us) {
+                return fixed(gigabytes_per_second(bytes, summarize(us).min)) + " GB/s (" +
+                       fixed(summarize(us).min) + " us)";
+            };
+            out << "upload          " << gbps(upload) << ", the uploads' own time\n"
+                << "end to end      " << gbps(end_to_end)
+                << ", first upload's start to the result\n"
+                << "copy ceiling    " << gbps(copy) << ", the same uploads alone, back to back\n";
+        }
+    }
+    out.flush();
+    refuse_wrong_result(measurement);
+    return ExitCode::success;
+}
+
+} // namespace clreduce
