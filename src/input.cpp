@@ -30,15 +30,4 @@ DeviceInput::DeviceInput(const DeviceQueue& device_queue, const HostValues& valu
     }
 }
 
-std::vector<Piece> DeviceInput::prefix(std::uint64_t length) const {
-    std::vector<Piece> pieces;
-    for (const auto& piece : pieces_) {
-        if (length == 0)
-            break;
-        pieces.push_back({piece.buffer, std::min(piece.length, length)});
-        length -= pieces.back().length;
-    }
-    return pieces;
-}
-
 } // namespace clreduce

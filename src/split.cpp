@@ -6,11 +6,13 @@
 #include "clreduce/reference.hpp"
 #include "clreduce/report.hpp"
 #include "clreduce/run.hpp"
+#include "clreduce/stream.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <ostream>
 #include <thread>
 
@@ -19,14 +21,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// One device's part: its engine, and its share of the input on it.
+/// One device's part: its engine, and its share of the input, on the device or streamed
+/// from host memory.
 struct Part {
     SelectedDevice selected;
     std::unique_ptr<DeviceQueue> queue;
     std::unique_ptr<Reducer> reducer;
-    std::uint64_t first = 0; // its share's place in the whole input
+    std::uint64_t first = 0; // the share's place in the whole input
     std::uint64_t length = 0;
     std::unique_ptr<DeviceInput> input;
+    std::unique_ptr<HostStream> stream;
     Measurement measurement;
 };
 
@@ -35,6 +39,60 @@ struct SplitRun {
     std::vector<Reduction> reductions;
     double host_us = 0; // the first start to the last end
 };
+
+std::vector<Part> build_parts(const std::vector<SelectedDevice>& devices, const Options& options,
+                              const std::string& kernel_text) {
+    std::vector<Part> parts;
+    for (const auto& selected : devices) {
+        Part part;
+        part.selected = selected;
+        const auto report = query_report(selected.device);
+        const auto path = choose_path(report, options.path, options.allow_unreported);
+        part.queue = std::make_unique<DeviceQueue>(selected.device);
+        const Recipe recipe{options.type,   options.op,     path,
+                            options.factor, options.finish, options.work_group_size};
+        part.reducer = std::make_unique<Reducer>(*part.queue, report, recipe, kernel_text);
+        parts.push_back(std::move(part));
+    }
+    return parts;
+}
+
+/// Gives each part its share: uploaded from `values`, or streamed from host memory of its
+/// own when `values` is empty (--host-input).
+void place_shares(std::vector<Part>& parts, const Options& options,
+                  const std::optional<HostValues>& values,
+                  const std::vector<std::uint64_t>& shares) {
+    std::uint64_t first = 0;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        auto& part = parts[i];
+        auto& reducer = *part.reducer;
+        part.first = first;
+        part.length = shares[i];
+        first += shares[i];
+        part.input.reset();
+        part.stream.reset();
+        if (!values) {
+            part.stream = std::make_unique<HostStream>(
+                reducer, part.first, part.length, stream_chunk(reducer, part.length, options.chunk),
+                options.seed, reads_in_place(reducer.report()));
+            continue;
+        }
+        const auto per_buffer = buffer_values(reducer.report(), reducer.type(), 0);
+        reducer.check_fits(part.length, per_buffer);
+        const auto share = visit_type(options.type, [&](auto zero) -> HostValues {
+            using T = decltype(zero);
+            const auto* data = static_cast<const T*>(data_of(*values)) + part.first;
+            return std::vector<T>(data, data + part.length);
+        });
+        part.input = std::make_unique<DeviceInput>(*part.queue, share, per_buffer);
+    }
+}
+
+Reduction reduce_share(Part& part) {
+    if (part.stream)
+        return part.stream->reduce(part.length).reduction;
+    return part.reducer->reduce(part.input->prefix(part.length));
+}
 
 /// Each part reduces its share on a thread of its own; the run ends when the last does.
 SplitRun reduce_together(std::vector<Part>& parts) {
@@ -46,8 +104,7 @@ SplitRun reduce_together(std::vector<Part>& parts) {
     for (std::size_t i = 0; i < parts.size(); ++i)
         threads.emplace_back([&, i] {
             try {
-                run.reductions[i] =
-                    parts[i].reducer->reduce(parts[i].input->prefix(parts[i].length));
+                run.reductions[i] = reduce_share(parts[i]);
             } catch (...) {
                 failures[i] = std::current_exception();
             }
@@ -61,24 +118,34 @@ SplitRun reduce_together(std::vector<Part>& parts) {
     return run;
 }
 
-/// Uploads each part's share of `values` by the shares given.
-void place_shares(std::vector<Part>& parts, const HostValues& values,
-                  const std::vector<std::uint64_t>& shares) {
-    std::uint64_t first = 0;
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-        auto& part = parts[i];
-        part.first = first;
-        part.length = shares[i];
-        first += shares[i];
-        const auto per_buffer = buffer_values(part.reducer->report(), part.reducer->type(), 0);
-        part.reducer->check_fits(std::max<std::uint64_t>(part.length, 1), per_buffer);
-        const auto share = visit_type(type_of(values), [&](auto zero) -> HostValues {
-            using T = decltype(zero);
-            const auto* data = static_cast<const T*>(data_of(values)) + part.first;
-            return std::vector<T>(data, data + std::max<std::uint64_t>(part.length, 1));
-        });
-        part.input = std::make_unique<DeviceInput>(*part.queue, share, per_buffer);
+/// Values per microsecond in the warm-up. Devices of one name are the same hardware and
+/// differ only by timing noise, so they share their mean speed and get equal shares.
+std::vector<double> speeds_of(const std::vector<Part>& parts, const SplitRun& warm) {
+    std::vector<double> measured;
+    for (std::size_t i = 0; i < parts.size(); ++i)
+        measured.push_back(static_cast<double>(parts[i].length) /
+                           std::max(warm.reductions[i].span_us, 1e-3));
+    std::vector<double> speeds;
+    for (const auto& part : parts) {
+        double sum = 0;
+        int same = 0;
+        for (std::size_t j = 0; j < parts.size(); ++j)
+            if (parts[j].reducer->report().name == part.reducer->report().name) {
+                sum += measured[j];
+                ++same;
+            }
+        speeds.push_back(sum / same);
     }
+    return speeds;
+}
+
+/// The host's values of a part's share.
+std::vector<HostSpan> spans_of(const Part& part, const std::optional<HostValues>& values) {
+    if (part.stream)
+        return part.stream->spans(part.length);
+    const auto* data = static_cast<const unsigned char*>(data_of(*values)) +
+                       part.first * part.reducer->value_size();
+    return {{data, part.length}};
 }
 
 Scalar combined(Op op, const std::vector<Reduction>& reductions) {
@@ -92,16 +159,74 @@ Scalar combined(Op op, const std::vector<Reduction>& reductions) {
     return total;
 }
 
+/// The whole input's result per run, checked against the host reference. A float sum's
+/// bound is each share's, plus the host's additions of the shares' results.
+Measurement measure_whole(std::vector<Part>& parts, const std::vector<SplitRun>& runs,
+                          const Options& options, const std::optional<HostValues>& values) {
+    Measurement whole;
+    whole.type = options.type;
+    whole.length = options.length;
+    for (const auto& run : runs) {
+        Reduction reduction = run.reductions.front();
+        reduction.value = combined(options.op, run.reductions);
+        reduction.host_us = run.host_us;
+        whole.runs.push_back(reduction);
+    }
+    std::vector<HostSpan> all;
+    for (const auto& part : parts)
+        for (const auto& span : spans_of(part, values))
+            all.push_back(span);
+    check_against(whole, *parts.front().reducer, {options.iterations, !options.cold},
+                  [&] { return host_reduce(options.op, options.type, all); });
+    if (whole.tolerance > 0) {
+        whole.tolerance = sum_tolerance(
+            options.type, parts.size() - 1, whole.expected.magnitude,
+            std::visit([](auto x) { return static_cast<double>(x); }, whole.expected.value));
+        for (const auto& part : parts)
+            whole.tolerance += part.measurement.tolerance;
+    }
+    return whole;
+}
+
+void print_split(std::ostream& out, const std::vector<Part>& parts,
+                 const std::vector<double>& speeds, const std::vector<SplitRun>& runs,
+                 const Measurement& whole, const Options& options) {
+    print_title(out, options);
+    out << "split    " << parts.size()
+        << " devices, shares in proportion to their speed in the warm-up"
+        << (options.host_input ? ", each streaming its share from host memory" : "") << '\n';
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        const auto& part = parts[i];
+        out << "\n== share " << i + 1 << ": " << part.length << " values ("
+            << fixed(100.0 * static_cast<double>(part.length) / static_cast<double>(options.length),
+                     1)
+            << "%), warm-up speed " << fixed(speeds[i] / 1e3) << " G values/s\n";
+        print_setup(out, part.selected, *part.reducer, options);
+        print_measurement(out, part.measurement);
+    }
+    std::vector<double> overall;
+    for (const auto& run : runs)
+        overall.push_back(run.host_us);
+    const auto time = summarize(overall);
+    out << "\noverall         min " << fixed(time.min) << " us, median " << fixed(time.median)
+        << " us (" << fixed(gigabytes_per_second(whole.bytes(), time.min))
+        << " GB/s), the first device's start to the last one's end, on the host's clock\n"
+        << "result          " << to_string(whole.runs.front().value)
+        << (whole.valid()
+                ? " (matches the host reference)"
+                : " (WRONG: the host reference is " + to_string(whole.expected.value) + ")")
+        << '\n';
+}
+
 } // namespace
 
 std::vector<std::uint64_t> split_shares(std::uint64_t length, const std::vector<double>& speeds) {
-    const auto& weights = speeds;
-    const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+    const double total = std::accumulate(speeds.begin(), speeds.end(), 0.0);
     std::vector<std::uint64_t> shares;
     std::uint64_t given = 0;
-    for (std::size_t i = 0; i + 1 < weights.size(); ++i) {
-        auto share = static_cast<std::uint64_t>(static_cast<double>(length) * weights[i] / total);
-        share = std::clamp<std::uint64_t>(share, length - given >= weights.size() - i ? 1 : 0,
+    for (std::size_t i = 0; i + 1 < speeds.size(); ++i) {
+        auto share = static_cast<std::uint64_t>(static_cast<double>(length) * speeds[i] / total);
+        share = std::clamp<std::uint64_t>(share, length - given >= speeds.size() - i ? 1 : 0,
                                           length - given);
         shares.push_back(share);
         given += share;
@@ -112,51 +237,30 @@ std::vector<std::uint64_t> split_shares(std::uint64_t length, const std::vector<
 
 ExitCode run_split(const std::vector<SelectedDevice>& devices, const Options& options,
                    const std::string& kernel_text, std::ostream& out) {
-    std::vector<Part> parts;
-    for (const auto& selected : devices) {
-        Part part;
-        part.selected = selected;
-        const auto report = query_report(selected.device);
-        const auto path = choose_path(report, options.path, options.allow_unreported);
-        part.queue = std::make_unique<DeviceQueue>(selected.device);
-        const Recipe recipe{options.type,   options.op,     path,
-                            options.factor, options.finish, options.work_group_size};
-        part.reducer = std::make_unique<Reducer>(*part.queue, report, recipe, kernel_text);
-        parts.push_back(std::move(part));
-    }
+    if (options.mode == Mode::sweep || options.format == Format::json)
+        throw Failure(ExitCode::usage,
+                      std::string(options.mode == Mode::sweep ? "--sweep" : "--json") +
+                          " reports one device, and --device names " +
+                          std::to_string(devices.size()) + " (see --help)");
+    auto parts = build_parts(devices, options, kernel_text);
     refuse_past_host_memory(options.length, parts.front().reducer->value_size());
     if (options.length < parts.size())
         throw Failure(ExitCode::unsupported, "length " + std::to_string(options.length) +
                                                  " is shorter than the " +
                                                  std::to_string(parts.size()) + " devices");
-    const auto values = random_values(options.type, options.length, options.seed);
+    std::optional<HostValues> values;
+    if (!options.host_input)
+        values = random_values(options.type, options.length, options.seed);
 
     // The warm-up, on equal shares, measures each device's speed for the real split.
-    place_shares(parts, values, split_shares(options.length, std::vector<double>(parts.size(), 1)));
-    const auto warm = reduce_together(parts);
-    std::vector<double> measured;
-    for (std::size_t i = 0; i < parts.size(); ++i)
-        measured.push_back(static_cast<double>(parts[i].length) /
-                           std::max(warm.reductions[i].span_us, 1e-3));
-    // Devices of one name are the same hardware: they differ only by timing noise, so they
-    // share their mean speed and get equal shares.
-    std::vector<double> speeds;
-    for (const auto& part : parts) {
-        double sum = 0;
-        int same = 0;
-        for (std::size_t j = 0; j < parts.size(); ++j)
-            if (parts[j].reducer->report().name == part.reducer->report().name) {
-                sum += measured[j];
-                ++same;
-            }
-        speeds.push_back(sum / same);
-    }
-    const auto shares = split_shares(options.length, speeds);
-    place_shares(parts, values, shares);
+    place_shares(parts, options, values,
+                 split_shares(options.length, std::vector<double>(parts.size(), 1)));
+    const auto speeds = speeds_of(parts, reduce_together(parts));
+    place_shares(parts, options, values, split_shares(options.length, speeds));
 
-    std::vector<double> overall;
     std::vector<SplitRun> runs;
-    repeat({options.iterations, !options.cold}, [&](bool counted) {
+    const Repeats repeats{options.iterations, !options.cold};
+    repeat(repeats, [&](bool counted) {
         auto run = reduce_together(parts);
         if (counted)
             runs.push_back(std::move(run));
@@ -167,61 +271,16 @@ ExitCode run_split(const std::vector<SelectedDevice>& devices, const Options& op
         part.measurement.length = part.length;
         for (const auto& run : runs)
             part.measurement.runs.push_back(run.reductions[i]);
-        check_against(part.measurement, *part.reducer, {options.iterations, !options.cold}, [&] {
-            const auto* data = static_cast<const unsigned char*>(data_of(values)) +
-                               part.first * part.reducer->value_size();
-            return host_reduce(options.op, options.type, {{data, part.length}});
+        check_against(part.measurement, *part.reducer, repeats, [&] {
+            return host_reduce(options.op, options.type, spans_of(part, values));
         });
     }
-    for (const auto& run : runs)
-        overall.push_back(run.host_us);
+    const auto whole = measure_whole(parts, runs, options, values);
 
-    // The whole: the host combines the devices' results, one more addition for a sum.
-    Measurement whole;
-    whole.type = options.type;
-    whole.length = options.length;
-    for (const auto& run : runs) {
-        Reduction reduction = run.reductions.front();
-        reduction.value = combined(options.op, run.reductions);
-        reduction.host_us = run.host_us;
-        whole.runs.push_back(reduction);
-    }
-    check_against(whole, *parts.front().reducer, {options.iterations, !options.cold},
-                  [&] { return host_reduce(options.op, values, options.length); });
-    if (whole.tolerance > 0) { // each share's bound, and the host's additions of the shares
-        whole.tolerance = sum_tolerance(
-            options.type, parts.size() - 1, whole.expected.magnitude,
-            std::visit([](auto x) { return static_cast<double>(x); }, whole.expected.value));
-        for (const auto& part : parts)
-            whole.tolerance += part.measurement.tolerance;
-    }
-
-    if (options.verbosity == Verbosity::quiet) {
+    if (options.verbosity == Verbosity::quiet)
         out << to_string(whole.runs.front().value) << '\n';
-    } else {
-        print_title(out, options);
-        out << "split    " << parts.size()
-            << " devices, shares in proportion to their speed in the warm-up\n";
-        for (std::size_t i = 0; i < parts.size(); ++i) {
-            const auto& part = parts[i];
-            out << "\n== share " << i + 1 << ": " << part.length << " values ("
-                << fixed(100.0 * static_cast<double>(part.length) /
-                             static_cast<double>(options.length),
-                         1)
-                << "%), warm-up speed " << fixed(speeds[i] * 1e6 / 1e9, 2) << " G values/s\n";
-            print_setup(out, part.selected, *part.reducer, options);
-            print_measurement(out, part.measurement);
-        }
-        const auto time = summarize(overall);
-        out << "\noverall         min " << fixed(time.min) << " us, median " << fixed(time.median)
-            << " us (" << fixed(gigabytes_per_second(whole.bytes(), time.min))
-            << " GB/s), the first device's start to the last one's end, on the host's clock\n"
-            << "result          " << to_string(whole.runs.front().value)
-            << (whole.valid()
-                    ? " (matches the host reference)"
-                    : " (WRONG: the host reference is " + to_string(whole.expected.value) + ")")
-            << '\n';
-    }
+    else
+        print_split(out, parts, speeds, runs, whole, options);
     out.flush();
     for (const auto& part : parts)
         refuse_wrong_result(part.measurement);

@@ -1,6 +1,7 @@
 #include "clreduce/stream.hpp"
 
 #include "clreduce/errors.hpp"
+#include "clreduce/input.hpp"
 #include "clreduce/report.hpp"
 #include "clreduce/run.hpp"
 
@@ -53,8 +54,8 @@ bool reads_in_place(const DeviceReport& report) {
     return (report.type & CL_DEVICE_TYPE_CPU) != 0;
 }
 
-HostStream::HostStream(Reducer& reducer, std::uint64_t length, std::uint64_t chunk,
-                       std::uint64_t seed, bool in_place)
+HostStream::HostStream(Reducer& reducer, std::uint64_t first, std::uint64_t length,
+                       std::uint64_t chunk, std::uint64_t seed, bool in_place)
     : reducer_(reducer)
     , copy_queue_(reducer.device_queue().context, reducer.device_queue().device,
                   cl::QueueProperties::Profiling)
@@ -85,7 +86,6 @@ HostStream::HostStream(Reducer& reducer, std::uint64_t length, std::uint64_t chu
         for (std::size_t i = 0; i < staging_buffers; ++i)
             staging_.emplace_back(context, CL_MEM_READ_ONLY, chunk * size);
     }
-    std::uint64_t first = 0;
     for (const auto& block : blocks_) {
         fill_random(reducer.type(), block.data, first, block.length, seed);
         first += block.length;
@@ -117,14 +117,10 @@ std::uint64_t HostStream::chunk_length(std::uint64_t index, std::uint64_t length
 }
 
 std::vector<HostSpan> HostStream::spans(std::uint64_t length) const {
-    std::vector<HostSpan> spans;
-    for (const auto& block : blocks_) {
-        if (length == 0)
-            break;
-        spans.push_back({block.data, std::min(block.length, length)});
-        length -= spans.back().length;
-    }
-    return spans;
+    std::vector<HostSpan> blocks;
+    for (const auto& block : blocks_)
+        blocks.push_back({block.data, block.length});
+    return first_values(blocks, length);
 }
 
 StreamedRun HostStream::reduce(std::uint64_t length) {
@@ -197,7 +193,7 @@ ExitCode run_streamed(Reducer& reducer, const SelectedDevice& selected, const Op
         print_setup(out, selected, reducer, options);
     }
     refuse_past_host_memory(options.length, reducer.value_size());
-    HostStream stream(reducer, options.length, chunk, options.seed,
+    HostStream stream(reducer, 0, options.length, chunk, options.seed,
                       reads_in_place(reducer.report()));
 
     Measurement measurement;

@@ -7,26 +7,29 @@ using namespace clreduce;
 
 namespace {
 
-/// PoCL 3.1's report: OpenCL C 3.0 with the atomics features the last-group finish needs.
-DeviceReport pocl_3() {
+/// An OpenCL 3.0 device with OpenCL C 1.x and 3.0, and the features given.
+DeviceReport opencl_3(const std::string& name, cl_device_type type,
+                      std::vector<std::string> features) {
     DeviceReport report;
-    report.name = "pocl";
-    report.type = CL_DEVICE_TYPE_CPU;
+    report.name = name;
+    report.type = type;
     report.opencl = {3, 0};
     report.opencl_c = {{1, 0}, {1, 1}, {1, 2}, {3, 0}};
-    report.features = {"__opencl_c_atomic_order_acq_rel", "__opencl_c_atomic_scope_device",
-                       "__opencl_c_int64"};
+    report.features = std::move(features);
     return report;
 }
 
-/// NVIDIA's report: OpenCL C 3.0 without those features.
+/// PoCL 3.1's report: OpenCL C 3.0 with the atomics features the last-group finish needs.
+DeviceReport pocl_3() {
+    return opencl_3(
+        "pocl", CL_DEVICE_TYPE_CPU,
+        {"__opencl_c_atomic_order_acq_rel", "__opencl_c_atomic_scope_device", "__opencl_c_int64"});
+}
+
+/// NVIDIA's report: OpenCL C 3.0 without those features, and its compiler's extensions.
 DeviceReport nvidia() {
-    DeviceReport report;
-    report.name = "NVIDIA H100 80GB HBM3";
-    report.type = CL_DEVICE_TYPE_GPU;
-    report.opencl = {3, 0};
-    report.opencl_c = {{1, 0}, {1, 1}, {1, 2}, {3, 0}};
-    report.features = {"__opencl_c_fp64", "__opencl_c_int64"};
+    auto report = opencl_3("NVIDIA H100 80GB HBM3", CL_DEVICE_TYPE_GPU,
+                           {"__opencl_c_fp64", "__opencl_c_int64"});
     report.extensions = {"cl_khr_fp64", "cl_nv_compiler_options", "cl_nv_pragma_unroll"};
     return report;
 }

@@ -21,7 +21,7 @@ TEST_CASE("streamed host input reduces like the host reference at any chunk size
             const auto reducer = make_reducer(*combination.target, recipe);
             REQUIRE(reducer);
             for (const bool in_place : {false, true}) {
-                HostStream stream(*reducer, length, 1000, 11, in_place);
+                HostStream stream(*reducer, 0, length, 1000, 11, in_place);
                 // Boundaries at odd places, a last chunk of one value, one chunk, a chunk
                 // longer than the input.
                 for (const std::uint64_t prefix :

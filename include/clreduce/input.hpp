@@ -5,6 +5,7 @@
 #include "clreduce/reducer.hpp"
 #include "clreduce/types.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -15,6 +16,21 @@ namespace clreduce {
 /// Failure(ExitCode::unsupported) for a limit past what the device allocates.
 std::uint64_t buffer_values(const DeviceReport& report, DataType type, std::uint64_t limit);
 
+/// The first `length` values of an input held in `parts` (each with a `length`): the parts
+/// that hold them, the last one cut short.
+template <typename Part>
+std::vector<Part> first_values(const std::vector<Part>& parts, std::uint64_t length) {
+    std::vector<Part> prefix;
+    for (auto part : parts) {
+        if (length == 0)
+            break;
+        part.length = std::min(part.length, length);
+        length -= part.length;
+        prefix.push_back(part);
+    }
+    return prefix;
+}
+
 /// Host values uploaded in buffers of at most `per_buffer` values each.
 class DeviceInput {
 public:
@@ -22,7 +38,7 @@ public:
                 std::uint64_t per_buffer);
 
     /// The pieces that hold the first `length` values.
-    std::vector<Piece> prefix(std::uint64_t length) const;
+    std::vector<Piece> prefix(std::uint64_t length) const { return first_values(pieces_, length); }
     std::size_t buffers() const { return pieces_.size(); }
 
 private:

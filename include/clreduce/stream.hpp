@@ -38,8 +38,10 @@ bool reads_in_place(const DeviceReport& report);
 /// chunk where it is (CL_MEM_USE_HOST_PTR) and there is nothing to copy.
 class HostStream {
 public:
-    HostStream(Reducer& reducer, std::uint64_t length, std::uint64_t chunk, std::uint64_t seed,
-               bool in_place);
+    /// The values are those at `first` ... `first + length` of the random input `seed`
+    /// makes (a share of a larger input, on several devices).
+    HostStream(Reducer& reducer, std::uint64_t first, std::uint64_t length, std::uint64_t chunk,
+               std::uint64_t seed, bool in_place);
     ~HostStream();
     HostStream(const HostStream&) = delete;
     HostStream& operator=(const HostStream&) = delete;
