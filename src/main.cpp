@@ -1,10 +1,12 @@
-// clreduce: reduce a random int32 array on an OpenCL device with the best kernel the device
+// clreduce: reduce a random array on an OpenCL device with the best kernel the device
 // supports, report every pass's device time, and check the result against the host.
 //
 // The flow, as the README tells it: parse the command line, select the device by its
 // triplet, read its capabilities, choose the reduction path, complete and build the kernel
 // (settling the finish: more passes, or the last work-group), then run the reduction on a
-// profiling queue and validate it.
+// profiling queue and validate it. The input lives on the device (in one buffer or several)
+// or streams from host memory (--host-input); a device list (-d 0,1) splits it across
+// devices.
 
 #include "clreduce/capabilities.hpp"
 #include "clreduce/devices.hpp"
