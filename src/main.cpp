@@ -35,7 +35,7 @@ int main(int argc, char* argv[]) {
             }
 
             const auto devices = select_devices(options->triplet);
-            const auto kernel = read_kernel_file("reduce.cl", kernel_folders(options->kernel_dir));
+            const auto kernel = reduce_kernel_source(options->kernel_dir);
             if (devices.size() > 1)
                 return run_split(devices, *options, kernel, std::cout);
 

@@ -143,8 +143,9 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     cmd.setExceptionHandling(false);
 
     // TCLAP lists arguments in reverse order of creation; create them bottom-up.
-    TCLAP::ValueArg<std::string> kernel_dir("", "kernels", "Folder holding reduce.cl", false, "",
-                                            "folder", cmd);
+    TCLAP::ValueArg<std::string> kernel_dir(
+        "", "kernels", "Read reduce.cl from this folder instead of the copy built in", false, "",
+        "folder", cmd);
     TCLAP::SwitchArg csv("", "csv", "With --sweep: print CSV instead of a table", cmd);
     TCLAP::SwitchArg json("", "json", "Print one JSON object instead of text", cmd);
     TCLAP::SwitchArg sweep("", "sweep", "Benchmark lengths 2^10 ... --length (default 2^28)", cmd);

@@ -11,12 +11,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path executable_folder() {
-    std::error_code error;
-    const auto executable = fs::read_symlink("/proc/self/exe", error);
-    return error ? fs::current_path() : executable.parent_path();
-}
-
 std::string read_whole(const fs::path& path) {
     std::ifstream file(path, std::ios::binary);
     std::ostringstream text;
@@ -52,11 +46,10 @@ std::string collective_relay(const std::string& scope, const TypeInfo& type, Op 
 
 } // namespace
 
-std::vector<fs::path> kernel_folders(const std::string& override_dir) {
-    if (!override_dir.empty())
-        return {override_dir};
-    const auto here = executable_folder();
-    return {here / "kernels", here / ".." / CLREDUCE_INSTALL_KERNEL_DIR};
+std::string reduce_kernel_source(const std::string& kernel_dir) {
+    if (kernel_dir.empty())
+        return std::string(embedded_kernel_source());
+    return read_kernel_file("reduce.cl", {kernel_dir});
 }
 
 std::string read_kernel_file(const std::string& file_name, const std::vector<fs::path>& folders) {

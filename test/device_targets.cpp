@@ -59,7 +59,7 @@ std::vector<DeviceUnderTest>& devices_under_test() {
 }
 
 const std::string& reduce_kernel_text() {
-    static const std::string text = read_kernel_file("reduce.cl", {CLREDUCE_TEST_KERNEL_DIR});
+    static const std::string text(embedded_kernel_source());
     return text;
 }
 

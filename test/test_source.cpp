@@ -88,7 +88,19 @@ TEST_CASE("kernel files are read from the first folder that has them", "[source]
     fs::remove_all(root);
 }
 
-TEST_CASE("an explicit kernel folder is the only one searched", "[source]") {
-    CHECK(kernel_folders("/opt/kernels") == std::vector<fs::path>{"/opt/kernels"});
-    CHECK(kernel_folders("").size() == 2);
+TEST_CASE("the kernel built into the library is kernels/reduce.cl as it is now", "[source]") {
+    const auto on_disk = read_kernel_file("reduce.cl", {CLREDUCE_TEST_KERNEL_DIR});
+    CHECK(embedded_kernel_source() == on_disk);
+    CHECK(reduce_kernel_source("") == on_disk);
+}
+
+TEST_CASE("a kernel folder given is read instead of the built-in kernel", "[source]") {
+    const auto folder = fs::temp_directory_path() / "clreduce-test-kernel-folder";
+    fs::remove_all(folder);
+    fs::create_directories(folder);
+    CHECK_THROWS_WITH(reduce_kernel_source(folder.string()),
+                      Catch::Contains((folder / "reduce.cl").string()));
+    std::ofstream(folder / "reduce.cl") << "kernel void edited() {}";
+    CHECK(reduce_kernel_source(folder.string()) == "kernel void edited() {}");
+    fs::remove_all(folder);
 }

@@ -48,7 +48,7 @@ struct Options {
     bool cold = false;      // measure the first launch instead of warming up
     Format format = Format::text;
     Verbosity verbosity = Verbosity::normal;
-    std::string kernel_dir; // empty: look beside the executable, then in the install prefix
+    std::string kernel_dir; // empty: the kernel built into the library
 };
 
 /// Parses and validates the command line. Returns nothing when --help or --version was

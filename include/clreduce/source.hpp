@@ -1,19 +1,25 @@
 #pragma once
-// The kernel's source: found on disk, then completed with the op the user chose.
+// The kernel's source: built into the library or read from disk, then completed with the op the
+// user chose.
 
 #include "clreduce/kinds.hpp"
 #include "clreduce/types.hpp"
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace clreduce {
 
-/// Where kernel files are looked for, in order: `override_dir` alone when it is given, else
-/// the folder `kernels` beside the executable (the build tree), then the install prefix's
-/// share/clreduce/kernels relative to the executable.
-std::vector<std::filesystem::path> kernel_folders(const std::string& override_dir);
+/// reduce.cl's text as the library was built with it (generated from kernels/reduce.cl by
+/// cmake/embed-kernel.cmake): a program needs no kernel file.
+std::string_view embedded_kernel_source();
+
+/// reduce.cl's text: `kernel_dir`/reduce.cl, read now, when `kernel_dir` is given (the tool's
+/// --kernels, for readers who edit the kernel), else the embedded text. Throws as
+/// read_kernel_file() does.
+std::string reduce_kernel_source(const std::string& kernel_dir);
 
 /// The text of the first `file_name` found in `folders`. Throws Failure(ExitCode::kernel_source)
 /// naming every path tried when none is there, or the one that cannot be read.
