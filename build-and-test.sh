@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up (distribution packages), builds, and runs every test: unit, device (on every OpenCL
-# device found), CLI and Oclgrind; then again the unit, device and CLI tests with the host
-# code built under AddressSanitizer and UndefinedBehaviorSanitizer.
+# device found), CLI, Oclgrind and the CMake package (installed into build/test, then used by
+# test/consumer); then again the unit, device and CLI tests with the host code built under
+# AddressSanitizer and UndefinedBehaviorSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")"
 cmake/install-deps.sh
