@@ -16,11 +16,11 @@ std::uint64_t buffer_values(const DeviceReport& report, DataType type, std::uint
     return limit == 0 ? largest : limit;
 }
 
-DeviceInput::DeviceInput(const DeviceQueue& device_queue, const HostValues& values,
+DeviceInput::DeviceInput(const DeviceQueue& device_queue, const ValuesView& values,
                          std::uint64_t per_buffer) {
-    const auto size = info(type_of(values)).size;
-    const auto length = length_of(values);
-    const auto* bytes = static_cast<const unsigned char*>(data_of(values));
+    const auto size = info(values.type).size;
+    const auto length = values.length;
+    const auto* bytes = static_cast<const unsigned char*>(values.data);
     for (std::uint64_t first = 0; first < length; first += per_buffer) {
         const auto count = std::min(per_buffer, length - first);
         cl::Buffer buffer(device_queue.context, CL_MEM_READ_ONLY, count * size);

@@ -1,16 +1,18 @@
-// clreduce: reduce a random array on an OpenCL device with the best kernel the device
-// supports, report every pass's device time, and check the result against the host.
+// clreduce: reduce a random array (or a file's values) on an OpenCL device with the best
+// kernel the device supports, report every pass's device time, and check the result against
+// the host.
 //
 // The flow, as the README tells it: parse the command line, select the device by its
 // triplet, read its capabilities, choose the reduction path, complete and build the kernel
 // (settling the finish: more passes, or the last work-group), then run the reduction on a
 // profiling queue and validate it. The input lives on the device (in one buffer or several)
 // or streams from host memory (--host-input); a device list (-d 0,1) splits it across
-// devices.
+// devices. A file (--input) is mapped and checked before any OpenCL call.
 
 #include "clreduce/capabilities.hpp"
 #include "clreduce/devices.hpp"
 #include "clreduce/errors.hpp"
+#include "clreduce/file_input.hpp"
 #include "clreduce/options.hpp"
 #include "clreduce/reducer.hpp"
 #include "clreduce/run.hpp"
@@ -26,18 +28,20 @@ using namespace clreduce;
 int main(int argc, char* argv[]) {
     return exit_code_of(
         [&] {
-            const auto options = parse_options(argc, argv);
+            auto options = parse_options(argc, argv);
             if (!options) // --help or --version
                 return ExitCode::success;
             if (options->mode == Mode::list) {
                 list_devices(std::cout);
                 return ExitCode::success;
             }
+            const auto file = open_input(*options); // its type and length become the options'
+            const auto values = file ? std::optional(file->values()) : std::nullopt;
 
             const auto devices = select_devices(options->triplet);
             const auto kernel = reduce_kernel_source(options->kernel_dir);
             if (devices.size() > 1)
-                return run_split(devices, *options, kernel, std::cout);
+                return run_split(devices, *options, values, kernel, std::cout);
 
             const auto& selected = devices.front();
             const auto report = query_report(selected.device);
@@ -49,10 +53,10 @@ int main(int argc, char* argv[]) {
             if (options->benchmark)
                 stream_read.emplace(*reducers.front());
             if (options->host_input)
-                return run_streamed(*reducers.front(), selected, *options, std::cout);
+                return run_streamed(*reducers.front(), selected, *options, values, std::cout);
             if (options->mode == Mode::sweep)
-                return run_sweep(reducers, selected, *options, *stream_read, std::cout);
-            return run_reduction(*reducers.front(), selected, *options,
+                return run_sweep(reducers, selected, *options, values, *stream_read, std::cout);
+            return run_reduction(*reducers.front(), selected, *options, values,
                                  stream_read ? &*stream_read : nullptr, std::cout);
         },
         std::cerr);

@@ -138,7 +138,7 @@ void check_against(Measurement& measurement, const Reducer& reducer, const Repea
             std::visit([](auto x) { return static_cast<double>(x); }, measurement.expected.value));
 }
 
-Measurement measure(Reducer& reducer, const DeviceInput& input, const HostValues& values,
+Measurement measure(Reducer& reducer, const DeviceInput& input, const ValuesView& values,
                     std::uint64_t length, const Repeats& repeats, StreamRead* stream_read) {
     const auto pieces = input.prefix(length);
     Measurement measurement;

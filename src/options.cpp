@@ -190,6 +190,11 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     TCLAP::SwitchArg list("", "list", "List every platform and device, then exit", cmd);
     TCLAP::ValueArg<std::string> seed("s", "seed", "Seed of the random input", false, "1", "number",
                                       cmd);
+    TCLAP::ValueArg<std::string> input(
+        "", "input",
+        "Reduce this file's values instead of random ones: a NumPy .npy file, else raw "
+        "little-endian values of --data-type",
+        false, "", "file", cmd);
     TCLAP::SwitchArg quiet("q", "quiet", "Print only the result", cmd);
     TCLAP::SwitchArg verbose("v", "verbose", "Also print capabilities, build options, plan", cmd);
     auto type_names = names_of(device_types);
@@ -231,7 +236,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
                       {&quiet, &csv},
                       {&quiet, &sweep},
                       {&host_input, &sweep},
-                      {&host_input, &max_buffer}});
+                      {&host_input, &max_buffer},
+                      {&input, &seed}});
     if (chunk.isSet() && !host_input.isSet())
         usage_error("--chunk needs --host-input");
     if (csv.isSet() && !sweep.isSet())
@@ -243,6 +249,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     options.mode = list.isSet() ? Mode::list : sweep.isSet() ? Mode::sweep : Mode::reduce;
     options.op = choose(op.getValue(), ops, "op");
     options.type = choose(data_type.getValue(), data_types(), "data type");
+    options.type_given = data_type.isSet();
     options.length_given = length.isSet();
     options.length = sweep.isSet() && !length.isSet() ? std::uint64_t{1} << 28
                                                       : parse_count(length.getValue(), "--length");
@@ -269,6 +276,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     if (chunk.isSet())
         options.chunk = parse_count(chunk.getValue(), "--chunk");
     options.seed = parse_unsigned(seed.getValue(), "--seed");
+    if (input.isSet())
+        options.input = input.getValue();
     constexpr std::uint64_t most_iterations = 1000000;
     const auto runs = parse_count(iterations.getValue(), "--iterations");
     if (runs > most_iterations)

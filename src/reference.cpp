@@ -133,8 +133,12 @@ HostValues random_values(DataType type, std::uint64_t length, std::uint64_t seed
     });
 }
 
+Reference host_reduce(Op op, const ValuesView& values, std::uint64_t length) {
+    return host_reduce(op, values.type, {{values.data, length}});
+}
+
 Reference host_reduce(Op op, const HostValues& values, std::uint64_t length) {
-    return host_reduce(op, type_of(values), {{data_of(values), length}});
+    return host_reduce(op, ValuesView(values), length);
 }
 
 Reference host_reduce(Op op, DataType type, const std::vector<HostSpan>& spans) {

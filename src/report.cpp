@@ -72,8 +72,10 @@ std::string timing_note(const Options& options) {
 
 void print_title(std::ostream& out, const Options& options) {
     out << "clreduce " << CLREDUCE_VERSION << ": " << name_of(options.op) << " of "
-        << options.length << " " << name_of(options.type) << " values (seed " << options.seed
-        << ")\n";
+        << options.length << " " << name_of(options.type) << " values "
+        << (options.input ? "from " + *options.input
+                          : "(seed " + std::to_string(options.seed) + ")")
+        << "\n";
 }
 
 void print_setup(std::ostream& out, const SelectedDevice& selected, const Reducer& reducer,
@@ -162,7 +164,9 @@ void print_json(std::ostream& out, const Measurement& measurement, const Reducer
         << ", \"finish\": " << json_string(name_of(reducer.finish()))
         << ", \"type\": " << json_string(name_of(reducer.type()))
         << ", \"op\": " << json_string(name_of(reducer.op()))
-        << ", \"length\": " << measurement.length << ", \"seed\": " << options.seed
+        << ", \"length\": " << measurement.length
+        << (options.input ? ", \"input\": " + json_string(*options.input)
+                          : ", \"seed\": " + std::to_string(options.seed))
         << ", \"iterations\": " << measurement.runs.size()
         << ", \"warm_up\": " << (options.cold ? "false" : "true")
         << ", \"work_group_size\": " << reducer.work_group_size()

@@ -9,10 +9,16 @@
 namespace clreduce {
 namespace {
 
-/// The random input, after refusing one larger than the host's memory.
-HostValues make_input(const Reducer& reducer, std::uint64_t length, std::uint64_t seed) {
-    refuse_past_host_memory(length, reducer.value_size());
-    return random_values(reducer.type(), length, seed);
+/// The options.length values to reduce: the file's first, or else a random draw, which
+/// `drawn` keeps, after refusing one larger than the host's memory (a mapped file pages in
+/// and out instead).
+ValuesView input_values(const Reducer& reducer, const Options& options,
+                        const std::optional<ValuesView>& file, HostValues& drawn) {
+    if (file)
+        return file->part(0, options.length);
+    refuse_past_host_memory(options.length, reducer.value_size());
+    drawn = random_values(reducer.type(), options.length, options.seed);
+    return drawn;
 }
 
 } // namespace
@@ -77,7 +83,8 @@ std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_q
 }
 
 ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const Options& options,
-                       StreamRead* stream_read, std::ostream& out) {
+                       const std::optional<ValuesView>& file, StreamRead* stream_read,
+                       std::ostream& out) {
     const auto per_buffer = buffer_values(reducer.report(), reducer.type(), options.max_buffer);
     reducer.check_fits(options.length, per_buffer);
     const bool text = options.format == Format::text && options.verbosity != Verbosity::quiet;
@@ -88,7 +95,8 @@ ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const O
     if (options.verbosity == Verbosity::verbose)
         print_plan(out, reducer.plan(options.length));
 
-    const auto values = make_input(reducer, options.length, options.seed);
+    HostValues drawn;
+    const auto values = input_values(reducer, options, file, drawn);
     const DeviceInput input(reducer.device_queue(), values, per_buffer);
     const auto measurement =
         measure(reducer, input, values, options.length, repeats_of(options), stream_read);
@@ -105,7 +113,8 @@ ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const O
 }
 
 ExitCode run_sweep(const std::vector<std::unique_ptr<Reducer>>& reducers,
-                   const SelectedDevice& selected, const Options& options, StreamRead& stream_read,
+                   const SelectedDevice& selected, const Options& options,
+                   const std::optional<ValuesView>& file, StreamRead& stream_read,
                    std::ostream& out) {
     const auto& reducer = *reducers.front();
     const auto per_buffer = buffer_values(reducer.report(), reducer.type(), options.max_buffer);
@@ -115,7 +124,8 @@ ExitCode run_sweep(const std::vector<std::unique_ptr<Reducer>>& reducers,
         for (const auto& each : reducers)
             print_setup(out, selected, *each, options);
     }
-    const auto values = make_input(reducer, options.length, options.seed);
+    HostValues drawn;
+    const auto values = input_values(reducer, options, file, drawn);
     const DeviceInput input(reducer.device_queue(), values, per_buffer);
     std::vector<SweepRow> rows;
     for (const auto length : sweep_lengths(options.length))

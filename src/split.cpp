@@ -57,10 +57,11 @@ std::vector<Part> build_parts(const std::vector<SelectedDevice>& devices, const 
     return parts;
 }
 
-/// Gives each part its share: uploaded from `values`, or streamed from host memory of its
-/// own when `values` is empty (--host-input).
+/// Gives each part its share of `values` (a file's or a random draw), uploaded or, with
+/// --host-input, streamed from there; without `values` (random host input) each stream
+/// draws its share into host memory of its own.
 void place_shares(std::vector<Part>& parts, const Options& options,
-                  const std::optional<HostValues>& values,
+                  const std::optional<ValuesView>& values,
                   const std::vector<std::uint64_t>& shares) {
     std::uint64_t first = 0;
     for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -71,20 +72,16 @@ void place_shares(std::vector<Part>& parts, const Options& options,
         first += shares[i];
         part.input.reset();
         part.stream.reset();
-        if (!values) {
-            part.stream = std::make_unique<HostStream>(
-                reducer, part.first, part.length, stream_chunk(reducer, part.length, options.chunk),
-                options.seed, reads_in_place(reducer.report()));
+        if (options.host_input) {
+            part.stream =
+                make_host_stream(reducer, values, part.first, part.length,
+                                 stream_chunk(reducer, part.length, options.chunk), options.seed);
             continue;
         }
         const auto per_buffer = buffer_values(reducer.report(), reducer.type(), 0);
         reducer.check_fits(part.length, per_buffer);
-        const auto share = visit_type(options.type, [&](auto zero) -> HostValues {
-            using T = decltype(zero);
-            const auto* data = static_cast<const T*>(data_of(*values)) + part.first;
-            return std::vector<T>(data, data + part.length);
-        });
-        part.input = std::make_unique<DeviceInput>(*part.queue, share, per_buffer);
+        part.input = std::make_unique<DeviceInput>(
+            *part.queue, values->part(part.first, part.length), per_buffer);
     }
 }
 
@@ -140,12 +137,10 @@ std::vector<double> speeds_of(const std::vector<Part>& parts, const SplitRun& wa
 }
 
 /// The host's values of a part's share.
-std::vector<HostSpan> spans_of(const Part& part, const std::optional<HostValues>& values) {
+std::vector<HostSpan> spans_of(const Part& part, const std::optional<ValuesView>& values) {
     if (part.stream)
         return part.stream->spans(part.length);
-    const auto* data = static_cast<const unsigned char*>(data_of(*values)) +
-                       part.first * part.reducer->value_size();
-    return {{data, part.length}};
+    return {{values->part(part.first, part.length).data, part.length}};
 }
 
 Scalar combined(Op op, const std::vector<Reduction>& reductions) {
@@ -162,7 +157,7 @@ Scalar combined(Op op, const std::vector<Reduction>& reductions) {
 /// The whole input's result per run, checked against the host reference. A float sum's
 /// bound is each share's, plus the host's additions of the shares' results.
 Measurement measure_whole(std::vector<Part>& parts, const std::vector<SplitRun>& runs,
-                          const Options& options, const std::optional<HostValues>& values) {
+                          const Options& options, const std::optional<ValuesView>& values) {
     Measurement whole;
     whole.type = options.type;
     whole.length = options.length;
@@ -236,21 +231,29 @@ std::vector<std::uint64_t> split_shares(std::uint64_t length, const std::vector<
 }
 
 ExitCode run_split(const std::vector<SelectedDevice>& devices, const Options& options,
-                   const std::string& kernel_text, std::ostream& out) {
+                   const std::optional<ValuesView>& file, const std::string& kernel_text,
+                   std::ostream& out) {
     if (options.mode == Mode::sweep || options.format == Format::json)
         throw Failure(ExitCode::usage,
                       std::string(options.mode == Mode::sweep ? "--sweep" : "--json") +
                           " reports one device, and --device names " +
                           std::to_string(devices.size()) + " (see --help)");
     auto parts = build_parts(devices, options, kernel_text);
-    refuse_past_host_memory(options.length, parts.front().reducer->value_size());
+    if (!file)
+        refuse_past_host_memory(options.length, parts.front().reducer->value_size());
     if (options.length < parts.size())
         throw Failure(ExitCode::unsupported, "length " + std::to_string(options.length) +
                                                  " is shorter than the " +
                                                  std::to_string(parts.size()) + " devices");
-    std::optional<HostValues> values;
-    if (!options.host_input)
-        values = random_values(options.type, options.length, options.seed);
+    // The file's values, or a random draw; random host input is drawn by each stream.
+    HostValues drawn;
+    std::optional<ValuesView> values;
+    if (file) {
+        values = file->part(0, options.length);
+    } else if (!options.host_input) {
+        drawn = random_values(options.type, options.length, options.seed);
+        values = drawn;
+    }
 
     // The warm-up, on equal shares, measures each device's speed for the real split.
     place_shares(parts, options, values,

@@ -34,6 +34,13 @@ double lead_us(const cl::Event& first, const cl::Event& second) {
            1000.0;
 }
 
+/// Whether the device may take `data` as a buffer's start: it assumes
+/// CL_DEVICE_MEM_BASE_ADDR_ALIGN of every buffer, and the kernel's vector loads rely on it.
+bool aligned_for(const cl::Device& device, const void* data) {
+    const auto alignment = device.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN>() / 8;
+    return reinterpret_cast<std::uintptr_t>(data) % std::max<cl_uint>(alignment, 1) == 0;
+}
+
 } // namespace
 
 std::uint64_t stream_chunk(const Reducer& reducer, std::uint64_t length, std::uint64_t requested) {
@@ -54,13 +61,25 @@ bool reads_in_place(const DeviceReport& report) {
     return (report.type & CL_DEVICE_TYPE_CPU) != 0;
 }
 
-HostStream::HostStream(Reducer& reducer, std::uint64_t first, std::uint64_t length,
-                       std::uint64_t chunk, std::uint64_t seed, bool in_place)
+HostStream::HostStream(Reducer& reducer, std::uint64_t length, std::uint64_t chunk, bool in_place)
     : reducer_(reducer)
     , copy_queue_(reducer.device_queue().context, reducer.device_queue().device,
                   cl::QueueProperties::Profiling)
     , chunk_(chunk)
     , in_place_(in_place) {
+    const auto size = reducer.value_size();
+    const auto& context = reducer.device_queue().context;
+    if (!in_place_)
+        for (std::size_t i = 0; i < staging_buffers; ++i)
+            staging_.emplace_back(context, CL_MEM_READ_ONLY, chunk * size);
+    const auto chunks = (length + chunk - 1) / chunk;
+    partials_ = cl::Buffer(context, CL_MEM_READ_WRITE,
+                           chunks * reducer.partials_of(std::min(chunk, length)) * size);
+}
+
+HostStream::HostStream(Reducer& reducer, std::uint64_t first, std::uint64_t length,
+                       std::uint64_t chunk, std::uint64_t seed, bool in_place)
+    : HostStream(reducer, length, chunk, in_place) {
     const auto size = reducer.value_size();
     const auto& context = reducer.device_queue().context;
     if (in_place_) {
@@ -83,16 +102,20 @@ HostStream::HostStream(Reducer& reducer, std::uint64_t first, std::uint64_t leng
                 pinned, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, count * size);
             blocks_.push_back({pinned, data, count});
         }
-        for (std::size_t i = 0; i < staging_buffers; ++i)
-            staging_.emplace_back(context, CL_MEM_READ_ONLY, chunk * size);
     }
     for (const auto& block : blocks_) {
         fill_random(reducer.type(), block.data, first, block.length, seed);
         first += block.length;
     }
-    const auto chunks = (length + chunk - 1) / chunk;
-    partials_ = cl::Buffer(context, CL_MEM_READ_WRITE,
-                           chunks * reducer.partials_of(std::min(chunk, length)) * size);
+}
+
+HostStream::HostStream(Reducer& reducer, const ValuesView& values, std::uint64_t chunk,
+                       bool in_place)
+    : HostStream(reducer, values.length, chunk,
+                 in_place && aligned_for(reducer.device_queue().device, values.data)) {
+    values_per_block_ = values.length;
+    // Never written: the device's buffers over it are read-only.
+    blocks_.push_back({cl::Buffer(), const_cast<void*>(values.data), values.length});
 }
 
 HostStream::~HostStream() {
@@ -184,17 +207,28 @@ std::optional<double> HostStream::copy_us(std::uint64_t length) {
     return span_us(uploads.front(), uploads.back());
 }
 
+std::unique_ptr<HostStream> make_host_stream(Reducer& reducer,
+                                             const std::optional<ValuesView>& values,
+                                             std::uint64_t first, std::uint64_t length,
+                                             std::uint64_t chunk, std::uint64_t seed) {
+    const bool in_place = reads_in_place(reducer.report());
+    if (values)
+        return std::make_unique<HostStream>(reducer, values->part(first, length), chunk, in_place);
+    return std::make_unique<HostStream>(reducer, first, length, chunk, seed, in_place);
+}
+
 ExitCode run_streamed(Reducer& reducer, const SelectedDevice& selected, const Options& options,
-                      std::ostream& out) {
+                      const std::optional<ValuesView>& file, std::ostream& out) {
     const auto chunk = stream_chunk(reducer, options.length, options.chunk);
     const bool text = options.format == Format::text && options.verbosity != Verbosity::quiet;
     if (text) {
         print_title(out, options);
         print_setup(out, selected, reducer, options);
     }
-    refuse_past_host_memory(options.length, reducer.value_size());
-    HostStream stream(reducer, 0, options.length, chunk, options.seed,
-                      reads_in_place(reducer.report()));
+    if (!file) // a mapped file pages in and out instead
+        refuse_past_host_memory(options.length, reducer.value_size());
+    const auto streamed = make_host_stream(reducer, file, 0, options.length, chunk, options.seed);
+    auto& stream = *streamed;
 
     Measurement measurement;
     measurement.type = reducer.type();
@@ -221,7 +255,10 @@ ExitCode run_streamed(Reducer& reducer, const SelectedDevice& selected, const Op
     } else if (options.verbosity == Verbosity::quiet) {
         out << to_string(measurement.runs.front().value) << '\n';
     } else {
-        out << "host input      " << (stream.in_place() ? "read in place" : "pinned")
+        out << "host input      "
+            << (stream.in_place() ? "read in place"
+                : file            ? "copied from the mapped file"
+                                  : "pinned")
             << ", chunks of " << chunk << " values"
             << (stream.in_place() ? " (a CPU device: CL_MEM_USE_HOST_PTR, no copy)"
                                   : ", three device buffers in turn")

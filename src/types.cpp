@@ -65,4 +65,18 @@ const void* data_of(const HostValues& values) {
     return std::visit([](const auto& vector) -> const void* { return vector.data(); }, values);
 }
 
+ValuesView::ValuesView(DataType type, const void* data, std::uint64_t length, Origin origin)
+    : type(type)
+    , data(data)
+    , length(length)
+    , origin(origin) {}
+
+ValuesView::ValuesView(const HostValues& values)
+    : ValuesView(type_of(values), data_of(values), length_of(values), Origin::drawn) {}
+
+ValuesView ValuesView::part(std::uint64_t first, std::uint64_t count) const {
+    const auto* bytes = static_cast<const unsigned char*>(data) + first * info(type).size;
+    return {type, bytes, count, origin};
+}
+
 } // namespace clreduce

@@ -42,3 +42,35 @@ TEST_CASE("streamed host input reduces like the host reference at any chunk size
         }
     }
 }
+
+TEST_CASE("values already in host memory stream in place where aligned, else copied",
+          "[device][stream]") {
+    const std::uint64_t length = 20011;
+    for (const auto& combination : combinations()) {
+        const auto& recipe = combination.recipe;
+        if (!(recipe.type == DataType::int64 && recipe.op == Op::sum))
+            continue;
+        DYNAMIC_SECTION(combination.name()) {
+            const auto reducer = make_reducer(*combination.target, recipe);
+            REQUIRE(reducer);
+            // Room to start the values anywhere within the device's buffer alignment, as a
+            // mapped file's values start wherever its header ends.
+            const auto& device = combination.target->queue.device;
+            const auto alignment = device.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN>() / 8;
+            const auto memory = exact_input(recipe.type, recipe.op, length + alignment, 5);
+            const ValuesView all(memory);
+            const auto address = reinterpret_cast<std::uintptr_t>(all.data);
+            const auto aligned = (alignment - address % alignment) % alignment / sizeof(cl_long);
+            for (const auto first : {aligned, aligned + 1}) {
+                const auto values = all.part(first, length);
+                HostStream stream(*reducer, values, 1000, true);
+                INFO("values from " << first << (stream.in_place() ? ", in place" : ", copied"));
+                CHECK(stream.in_place() ==
+                      (first == aligned && reads_in_place(combination.target->report)));
+                const auto run = stream.reduce(length);
+                CHECK(run.reduction.value == host_reduce(recipe.op, values, length).value);
+                CHECK(run.reduction.pieces == 21);
+            }
+        }
+    }
+}

@@ -20,6 +20,7 @@ enum class ExitCode : int {
     kernel_build = 6,  // the OpenCL C compiler rejected the kernel (its log is printed)
     opencl = 7,        // an OpenCL call failed at run time
     host = 8,          // the host failed (out of memory, an unexpected exception)
+    input_data = 9,    // the --input file is missing, unreadable or not a valid input
 };
 
 /// An expected failure: a one-line message, an exit code and optional details (a build

@@ -34,7 +34,7 @@ std::vector<Part> first_values(const std::vector<Part>& parts, std::uint64_t len
 /// Host values uploaded in buffers of at most `per_buffer` values each.
 class DeviceInput {
 public:
-    DeviceInput(const DeviceQueue& device_queue, const HostValues& values,
+    DeviceInput(const DeviceQueue& device_queue, const ValuesView& values,
                 std::uint64_t per_buffer);
 
     /// The pieces that hold the first `length` values.

@@ -72,7 +72,7 @@ struct Measurement {
 /// Reduces the first `length` of `values` (already in `input`) `repeats` times on the device
 /// and with the host reference. With `stream_read`, each reduction is followed by a launch of the
 /// streaming read, so that both see the same cache and clock state.
-Measurement measure(Reducer& reducer, const DeviceInput& input, const HostValues& values,
+Measurement measure(Reducer& reducer, const DeviceInput& input, const ValuesView& values,
                     std::uint64_t length, const Repeats& repeats, StreamRead* stream_read);
 
 /// Calls run(false) once to warm up if asked, then run(true) `iterations` times.

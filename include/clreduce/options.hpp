@@ -29,6 +29,7 @@ enum class Format { text, json, csv };
 struct Options {
     Mode mode = Mode::reduce;
     DataType type = DataType::int32;
+    bool type_given = false;
     Op op = Op::sum;
     std::uint64_t length = std::uint64_t{1} << 20; // with --sweep: the largest length swept
     bool length_given = false;
@@ -43,6 +44,7 @@ struct Options {
     bool host_input = false;         // the input stays in host memory, streamed in chunks
     std::uint64_t chunk = 0;         // values per streamed chunk; 0: the default
     std::uint64_t seed = 1;
+    std::optional<std::string> input; // the file whose values are reduced; unset: random ones
     unsigned iterations = 1;
     bool benchmark = false; // --iterations or --sweep: min and median, and the stream read
     bool cold = false;      // measure the first launch instead of warming up

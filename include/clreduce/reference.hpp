@@ -67,6 +67,7 @@ struct Reference {
 /// Integers and every min and max exactly. Floating-point sums compensated (Neumaier) in
 /// double, in chunks run in parallel: within well under one unit in the last place of the
 /// exact sum, rounded once to the type.
+Reference host_reduce(Op op, const ValuesView& values, std::uint64_t length);
 Reference host_reduce(Op op, const HostValues& values, std::uint64_t length);
 
 /// The same over the concatenation of `spans`, all of `type`.

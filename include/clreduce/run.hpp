@@ -11,16 +11,19 @@
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace clreduce {
 
-/// Reduces options.length random values (repeatedly in benchmark mode), checks the result
-/// against the host reference and prints the report. A wrong result throws
-/// Failure(ExitCode::wrong_result) after the report is printed.
+/// Reduces the first options.length values of `file` (--input), or as many random values
+/// without one (repeatedly in benchmark mode), checks the result against the host reference
+/// and prints the report. A wrong result throws Failure(ExitCode::wrong_result) after the
+/// report is printed.
 ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const Options& options,
-                       StreamRead* stream_read, std::ostream& out);
+                       const std::optional<ValuesView>& file, StreamRead* stream_read,
+                       std::ostream& out);
 
 /// Throws Failure(ExitCode::unsupported) when `length` values do not fit in host memory.
 void refuse_past_host_memory(std::uint64_t length, std::size_t value_size);
@@ -40,10 +43,11 @@ std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_q
                                                      const Options& options);
 
 /// Benchmarks every power of two from 2^10 up to options.length (and options.length itself)
-/// on one input with each reducer (all on one device), with the stream read beside it, and
-/// prints the table or CSV.
+/// on one input (`file`'s prefixes, or random values) with each reducer (all on one
+/// device), with the stream read beside it, and prints the table or CSV.
 ExitCode run_sweep(const std::vector<std::unique_ptr<Reducer>>& reducers,
-                   const SelectedDevice& selected, const Options& options, StreamRead& stream_read,
+                   const SelectedDevice& selected, const Options& options,
+                   const std::optional<ValuesView>& file, StreamRead& stream_read,
                    std::ostream& out);
 
 } // namespace clreduce

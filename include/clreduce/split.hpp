@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,10 +21,12 @@ namespace clreduce {
 /// that differ by at most one value.
 std::vector<std::uint64_t> split_shares(std::uint64_t length, const std::vector<double>& speeds);
 
-/// Reduces options.length random values split across `devices`, reports each device's
-/// share and passes and the overall time on the host's clock, and validates each share and
-/// the combined result against the host reference.
+/// Reduces the first options.length values of `file` (--input), or as many random values
+/// without one, split across `devices`, reports each device's share and passes and the
+/// overall time on the host's clock, and validates each share and the combined result
+/// against the host reference.
 ExitCode run_split(const std::vector<SelectedDevice>& devices, const Options& options,
-                   const std::string& kernel_text, std::ostream& out);
+                   const std::optional<ValuesView>& file, const std::string& kernel_text,
+                   std::ostream& out);
 
 } // namespace clreduce

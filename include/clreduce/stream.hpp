@@ -31,17 +31,22 @@ struct StreamedRun {
 /// whose memory is the host's.
 bool reads_in_place(const DeviceReport& report);
 
-/// Host memory holding `length` random values of the reducer's type, and the means to
-/// stream any prefix of it through the device in chunks of `chunk` values. Copied, the
-/// memory is pinned (CL_MEM_ALLOC_HOST_PTR, mapped, in blocks no larger than one buffer may
-/// be) and three device buffers take the chunks in turn; `in_place`, the device reads each
-/// chunk where it is (CL_MEM_USE_HOST_PTR) and there is nothing to copy.
+/// Values of the reducer's type in host memory, and the means to stream any prefix of them
+/// through the device in chunks of `chunk` values. Copied, three device buffers take the
+/// chunks in turn; `in_place`, the device reads each chunk where it is
+/// (CL_MEM_USE_HOST_PTR) and there is nothing to copy.
 class HostStream {
 public:
-    /// The values are those at `first` ... `first + length` of the random input `seed`
-    /// makes (a share of a larger input, on several devices).
+    /// `length` random values, those at `first` ... `first + length` of the random input
+    /// `seed` makes (a share of a larger input, on several devices), in memory of the
+    /// stream's own: pinned (CL_MEM_ALLOC_HOST_PTR, mapped, in blocks no larger than one
+    /// buffer may be) to be copied, page-aligned to be read in place.
     HostStream(Reducer& reducer, std::uint64_t first, std::uint64_t length, std::uint64_t chunk,
                std::uint64_t seed, bool in_place);
+    /// `values` where they are (a mapped file): read in place if asked and their address
+    /// has the alignment the device gives its buffers (CL_DEVICE_MEM_BASE_ADDR_ALIGN), else
+    /// copied from there.
+    HostStream(Reducer& reducer, const ValuesView& values, std::uint64_t chunk, bool in_place);
     ~HostStream();
     HostStream(const HostStream&) = delete;
     HostStream& operator=(const HostStream&) = delete;
@@ -60,6 +65,9 @@ public:
     std::vector<HostSpan> spans(std::uint64_t length) const;
 
 private:
+    /// Everything but the values.
+    HostStream(Reducer& reducer, std::uint64_t length, std::uint64_t chunk, bool in_place);
+
     struct Block {
         cl::Buffer pinned; // on a GPU; empty where `data` is plain memory
         void* data;
@@ -79,10 +87,19 @@ private:
     cl::Buffer partials_;
 };
 
-/// --host-input: reduces options.length random values that stay in host memory, streamed
-/// in chunks, and reports the passes, the uploads, the end-to-end time and the copy ceiling.
+/// A stream of `values` from `first` to `first + length` where they are or, without
+/// `values`, of those random values of the input `seed` makes; read in place on a CPU
+/// device (reads_in_place).
+std::unique_ptr<HostStream> make_host_stream(Reducer& reducer,
+                                             const std::optional<ValuesView>& values,
+                                             std::uint64_t first, std::uint64_t length,
+                                             std::uint64_t chunk, std::uint64_t seed);
+
+/// --host-input: reduces the first options.length values of `file` (--input), or as many
+/// random values without one, that stay in host memory, streamed in chunks, and reports the
+/// passes, the uploads, the end-to-end time and the copy ceiling.
 ExitCode run_streamed(Reducer& reducer, const SelectedDevice& selected, const Options& options,
-                      std::ostream& out);
+                      const std::optional<ValuesView>& file, std::ostream& out);
 
 /// The chunk to stream with: `requested` (--chunk, 0: the default), refused (exit 4) past
 /// the device's largest buffer.

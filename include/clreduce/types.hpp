@@ -6,6 +6,7 @@
 
 #include <CL/opencl.hpp>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <variant>
 #include <vector>
@@ -73,5 +74,26 @@ using HostValues =
 DataType type_of(const HostValues& values);
 std::size_t length_of(const HostValues& values);
 const void* data_of(const HostValues& values);
+
+/// Where an input's values come from: clreduce's own random draw, or data it did not draw
+/// (a file, --input), whose floating-point sums it can only check within an error bound.
+enum class Origin { drawn, file };
+
+/// Read-only values of one type in host memory that another object owns (a HostValues, a
+/// mapped file), so that the uploads, the stream and the host reference read any input
+/// alike. A view of a HostValues lasts as long as that HostValues.
+struct ValuesView {
+    DataType type = DataType::int32;
+    const void* data = nullptr;
+    std::uint64_t length = 0;
+    Origin origin = Origin::drawn;
+
+    ValuesView() = default;
+    ValuesView(DataType type, const void* data, std::uint64_t length, Origin origin);
+    ValuesView(const HostValues& values); // implicit: a random input is viewed as it is
+
+    /// The `length` values from value `first` on.
+    ValuesView part(std::uint64_t first, std::uint64_t length) const;
+};
 
 } // namespace clreduce

@@ -1,0 +1,350 @@
+#include "clreduce/file_input.hpp"
+
+#include "clreduce/errors.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <limits>
+#include <set>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utility>
+
+// Raw files and '=' in a .npy dtype are this host's byte order, read as little-endian.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "clreduce reads little-endian values");
+
+namespace clreduce {
+namespace {
+
+constexpr std::string_view npy_magic = "\x93NUMPY";
+
+[[noreturn]] void bad_input(const std::string& problem) {
+    throw Failure(ExitCode::input_data, problem);
+}
+
+/// A recursive-descent reader of the one dict literal a .npy header holds; no general Python
+/// parser is needed for three keys whose values are a string, a boolean and a tuple.
+class HeaderReader {
+public:
+    explicit HeaderReader(std::string_view text)
+        : text_(text) {}
+
+    NpyHeader read() {
+        NpyHeader header;
+        std::set<std::string> keys;
+        expect('{');
+        while (!take('}')) {
+            const auto key = quoted();
+            if (!keys.insert(key).second)
+                fail("'" + key + "' given twice");
+            expect(':');
+            if (key == "descr")
+                header.descr = descr();
+            else if (key == "fortran_order")
+                header.fortran_order = boolean();
+            else if (key == "shape")
+                header.shape = tuple();
+            else
+                fail("unknown key '" + key + "'");
+            if (!take(',')) {
+                expect('}');
+                break;
+            }
+        }
+        skip_space(); // numpy pads the header with spaces and ends it with '\n'
+        if (at_ != text_.size())
+            fail("text after the dict");
+        for (const char* key : {"descr", "fortran_order", "shape"})
+            if (keys.count(key) == 0)
+                bad_input("malformed .npy header: no '" + std::string(key) + "'");
+        return header;
+    }
+
+private:
+    [[noreturn]] void fail(const std::string& problem) const {
+        bad_input("malformed .npy header: " + problem + " at character " + std::to_string(at_) +
+                  " of \"" + printable(text_) + "\"");
+    }
+
+    /// The header as one short line: its padding dropped, control characters as '?'.
+    static std::string printable(std::string_view text) {
+        constexpr std::size_t longest = 160;
+        const auto end = text.find_last_not_of(" \n") + 1;
+        std::string line(text.substr(0, std::min(end, longest)));
+        std::replace_if(
+            line.begin(), line.end(), [](char c) { return c >= 0 && c < ' '; }, '?');
+        return line + (end > longest ? "..." : "");
+    }
+
+    void skip_space() {
+        while (at_ < text_.size() && std::strchr(" \t\r\n", text_[at_]) != nullptr)
+            ++at_;
+    }
+
+    /// Skips spaces, then takes `c` if it comes next.
+    bool take(char c) {
+        skip_space();
+        if (at_ < text_.size() && text_[at_] == c) {
+            ++at_;
+            return true;
+        }
+        return false;
+    }
+
+    void expect(char c) {
+        if (!take(c))
+            fail(std::string("expected '") + c + "'");
+    }
+
+    std::string quoted() {
+        skip_space();
+        const char quote = at_ < text_.size() ? text_[at_] : '\0';
+        if (quote != '\'' && quote != '"')
+            fail("expected a quoted string");
+        const auto end = text_.find(quote, at_ + 1);
+        if (end == std::string_view::npos)
+            fail("unterminated string");
+        std::string text(text_.substr(at_ + 1, end - at_ - 1));
+        at_ = end + 1;
+        return text;
+    }
+
+    std::string descr() {
+        if (take('['))
+            bad_input("unsupported dtype: a structured array (a list of fields); clreduce reads "
+                      "<i4 <u4 <i8 <u8 <f4 <f8");
+        return quoted();
+    }
+
+    bool boolean() {
+        skip_space();
+        for (const auto& [word, value] : {std::pair{"True", true}, std::pair{"False", false}})
+            if (text_.substr(at_, std::strlen(word)) == word) {
+                at_ += std::strlen(word);
+                return value;
+            }
+        fail("expected True or False");
+    }
+
+    std::uint64_t integer() {
+        skip_space();
+        const auto begin = at_;
+        std::uint64_t value = 0;
+        constexpr auto most = std::numeric_limits<std::uint64_t>::max();
+        for (; at_ < text_.size() && text_[at_] >= '0' && text_[at_] <= '9'; ++at_) {
+            const auto digit = static_cast<std::uint64_t>(text_[at_] - '0');
+            if (value > (most - digit) / 10)
+                fail("a size past 2^64 - 1");
+            value = value * 10 + digit;
+        }
+        if (at_ == begin)
+            fail("expected a non-negative integer");
+        take('L'); // Python 2's numpy wrote long integers as 3L
+        return value;
+    }
+
+    /// "()", "(5,)" or "(3, 4)"; "(5)" too, which numpy never writes.
+    std::vector<std::uint64_t> tuple() {
+        std::vector<std::uint64_t> sizes;
+        expect('(');
+        while (!take(')')) {
+            sizes.push_back(integer());
+            if (!take(',')) {
+                expect(')');
+                break;
+            }
+        }
+        return sizes;
+    }
+
+    std::string_view text_;
+    std::size_t at_ = 0;
+};
+
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+    std::string text = "(";
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        text += (i == 0 ? "" : ", ") + std::to_string(shape[i]);
+    return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+/// Where the values are in a mapped file, and of what type.
+struct Layout {
+    DataType type;
+    std::uint64_t offset; // bytes before the first value
+    std::uint64_t length; // values
+};
+
+template <typename Word>
+Word little_endian(const unsigned char* bytes) {
+    Word word = 0;
+    for (std::size_t i = 0; i < sizeof(Word); ++i)
+        word |= static_cast<Word>(bytes[i]) << (8 * i);
+    return word;
+}
+
+/// A .npy file: the magic, the version, the header's length (2 bytes in 1.0, 4 in 2.0 and
+/// 3.0), the header, then the values.
+Layout npy_layout(const unsigned char* bytes, std::uint64_t size) {
+    constexpr std::uint64_t version_end = 8;
+    if (size < version_end)
+        bad_input("truncated .npy header: the file ends after " + std::to_string(size) +
+                  " bytes, within the magic and version");
+    const int major = bytes[6];
+    const int minor = bytes[7];
+    if (major < 1 || major > 3 || minor != 0)
+        bad_input("unsupported .npy version " + std::to_string(major) + "." +
+                  std::to_string(minor) + " (clreduce reads 1.0, 2.0 and 3.0)");
+    const std::uint64_t preamble = version_end + (major == 1 ? 2 : 4);
+    if (size < preamble)
+        bad_input("truncated .npy header: the file ends after " + std::to_string(size) +
+                  " bytes, within the header's length");
+    const std::uint64_t header_length = major == 1
+                                            ? little_endian<std::uint16_t>(bytes + version_end)
+                                            : little_endian<std::uint32_t>(bytes + version_end);
+    const auto offset = preamble + header_length;
+    if (size < offset)
+        bad_input("truncated .npy header: it is " + std::to_string(header_length) +
+                  " bytes long, the file ends " + std::to_string(size - preamble) +
+                  " bytes into it");
+    const auto header = parse_npy_header(
+        {reinterpret_cast<const char*>(bytes + preamble), static_cast<std::size_t>(header_length)});
+    const auto type = npy_type(header.descr);
+    const auto length = values_in(header.shape);
+    const auto value_size = info(type).size;
+    if (length == 0)
+        bad_input("no values: shape " + shape_text(header.shape));
+    if (offset % value_size != 0)
+        bad_input("the values start at byte " + std::to_string(offset) + ", not a multiple of " +
+                  std::to_string(value_size) + " (numpy aligns them to 64)");
+    if (length > (size - offset) / value_size)
+        bad_input("truncated data: shape " + shape_text(header.shape) + " of " + name_of(type) +
+                  " needs " + std::to_string(length) + " values after byte " +
+                  std::to_string(offset) + ", the file holds " +
+                  std::to_string((size - offset) / value_size));
+    return {type, offset, length};
+}
+
+Layout raw_layout(DataType type, std::uint64_t size) {
+    const auto value_size = info(type).size;
+    if (size % value_size != 0)
+        bad_input(std::to_string(size) + " bytes, not a whole number of " +
+                  std::to_string(value_size) + "-byte " + name_of(type) +
+                  " values (a raw file of --data-type; .npy files start with \\x93NUMPY)");
+    return {type, 0, size / value_size};
+}
+
+bool ends_with(const std::string& text, std::string_view suffix) {
+    return text.size() >= suffix.size() &&
+           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+Layout layout_of(const std::string& path, const unsigned char* bytes, std::uint64_t size,
+                 DataType raw_type) {
+    const bool has_magic =
+        size >= npy_magic.size() && std::memcmp(bytes, npy_magic.data(), npy_magic.size()) == 0;
+    if (has_magic)
+        return npy_layout(bytes, size);
+    // A raw file may be called anything, but one named .npy is surely meant to be one.
+    if (ends_with(path, ".npy"))
+        bad_input("named .npy but without NumPy's magic \\x93NUMPY at its start");
+    return raw_layout(raw_type, size);
+}
+
+/// Closes a file descriptor when it goes out of scope; the mapping outlives it.
+struct Descriptor {
+    int fd;
+    ~Descriptor() { close(fd); }
+};
+
+} // namespace
+
+NpyHeader parse_npy_header(std::string_view text) {
+    return HeaderReader(text).read();
+}
+
+DataType npy_type(const std::string& descr) {
+    static const std::vector<std::pair<std::string, DataType>> little_endian_types = {
+        {"<i4", DataType::int32},  {"<u4", DataType::uint32},  {"<i8", DataType::int64},
+        {"<u8", DataType::uint64}, {"<f4", DataType::float32}, {"<f8", DataType::float64},
+    };
+    const char order = descr.empty() ? '\0' : descr.front();
+    const auto as_little = order == '=' || order == '|' ? "<" + descr.substr(1) : descr;
+    for (const auto& [name, type] : little_endian_types) {
+        if (as_little == name)
+            return type;
+        if (order == '>' && descr.substr(1) == name.substr(1))
+            bad_input("big-endian dtype '" + descr +
+                      "' is not supported; save the array little-endian, e.g. with numpy's "
+                      "a.astype('" +
+                      name + "')");
+    }
+    bad_input("unsupported dtype '" + descr + "'; clreduce reads <i4 <u4 <i8 <u8 <f4 <f8");
+}
+
+std::uint64_t values_in(const std::vector<std::uint64_t>& shape) {
+    std::uint64_t count = 1;
+    for (const auto size : shape) {
+        if (size != 0 && count > std::numeric_limits<std::uint64_t>::max() / size)
+            bad_input("shape " + shape_text(shape) + " holds more than 2^64 - 1 values");
+        count *= size;
+    }
+    return count;
+}
+
+void InputFile::Unmap::operator()(void* address) const {
+    munmap(address, bytes);
+}
+
+InputFile::InputFile(const std::string& path, DataType raw_type)
+    : mapping_(nullptr, Unmap{0}) {
+    try {
+        const Descriptor file{open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+        if (file.fd < 0)
+            bad_input(std::string("cannot open it: ") + std::strerror(errno));
+        struct stat status {};
+        if (fstat(file.fd, &status) != 0)
+            bad_input(std::string("cannot examine it: ") + std::strerror(errno));
+        if (S_ISDIR(status.st_mode))
+            bad_input("a directory, not a file");
+        if (!S_ISREG(status.st_mode))
+            bad_input("not a regular file (clreduce maps its input)");
+        if (status.st_size == 0)
+            bad_input("empty");
+        const auto size = static_cast<std::uint64_t>(status.st_size);
+        void* address = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd, 0);
+        if (address == MAP_FAILED)
+            bad_input(std::string("cannot map it: ") + std::strerror(errno));
+        mapping_ = {address, Unmap{size}};
+        const auto* bytes = static_cast<const unsigned char*>(address);
+        const auto layout = layout_of(path, bytes, size, raw_type);
+        values_ = {layout.type, bytes + layout.offset, layout.length, Origin::file};
+    } catch (const Failure& failure) {
+        bad_input("--input '" + path + "': " + failure.what());
+    }
+}
+
+std::optional<InputFile> open_input(Options& options) {
+    if (!options.input)
+        return std::nullopt;
+    const auto& path = *options.input;
+    std::optional<InputFile> file(std::in_place, path, options.type);
+    const auto values = file->values();
+    if (options.type_given && values.type != options.type)
+        throw Failure(ExitCode::usage,
+                      "--data-type " + name_of(options.type) + " disagrees with --input '" + path +
+                          "', whose .npy header says " + name_of(values.type) + " (see --help)");
+    options.type = values.type;
+    if (options.length_given && options.length > values.length)
+        throw Failure(ExitCode::usage, "--length " + std::to_string(options.length) +
+                                           " is longer than --input '" + path + "', which holds " +
+                                           std::to_string(values.length) + " values (see --help)");
+    if (!options.length_given)
+        options.length = values.length;
+    return file;
+}
+
+} // namespace clreduce

@@ -1,0 +1,122 @@
+// Writes the --input files that the CLI tests reduce into the folder given as the argument:
+// .npy files of every dtype, header version, order and shape, raw files, and broken ones.
+// No numpy is needed: a .npy file is the magic, a version, a header's length, a Python dict
+// literal padded with spaces, then the values' bytes (numpy's lib/format.py).
+//
+// The good files hold 1, 2, ..., 1000 (times 2^32 for 8-byte integers), whose sum is 500500
+// (2149631131648000) in any order, so that the tests can check the exact result.
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+namespace {
+
+constexpr std::uint64_t values_in_good_files = 1000;
+
+template <typename T>
+std::string bytes_of(const std::vector<T>& values) {
+    std::string bytes(values.size() * sizeof(T), '\0');
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    return bytes;
+}
+
+/// 1, 2, ..., count, each times `scale`.
+template <typename T>
+std::string counting(std::uint64_t count, T scale = 1) {
+    std::vector<T> values;
+    for (std::uint64_t i = 1; i <= count; ++i)
+        values.push_back(static_cast<T>(i) * scale);
+    return bytes_of(values);
+}
+
+std::string dict(const std::string& descr, const std::string& shape, bool fortran = false) {
+    return "{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False") +
+           ", 'shape': " + shape + ", }";
+}
+
+/// A .npy file of version major.0 whose values start at a multiple of `align` bytes (numpy
+/// writes 64; version 1.0 once asked only for 16).
+std::string npy(const std::string& header, const std::string& data, int major = 1,
+                std::size_t align = 64) {
+    const std::size_t length_bytes = major == 1 ? 2 : 4;
+    const std::size_t preamble = 8 + length_bytes;
+    std::string padded = header;
+    while ((preamble + padded.size() + 1) % align != 0)
+        padded += ' ';
+    padded += '\n';
+    std::string file = "\x93NUMPY";
+    file += static_cast<char>(major);
+    file += '\0';
+    for (std::size_t i = 0; i < length_bytes; ++i)
+        file += static_cast<char>((padded.size() >> (8 * i)) & 0xff);
+    return file + padded + data;
+}
+
+bool write(const std::string& path, const std::string& bytes) {
+    std::ofstream out(path, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    return static_cast<bool>(out);
+}
+
+} // namespace
+
+int main(int argc, char* argv[]) {
+    if (argc != 2) {
+        std::cerr << "usage: make_input_files FOLDER\n";
+        return 2;
+    }
+    const std::string folder = argv[1];
+    mkdir(folder.c_str(), 0755);
+    const auto n = values_in_good_files;
+    const auto ints = counting<std::int32_t>(n);
+    const auto longs = counting<std::int64_t>(n, std::int64_t{1} << 32);
+    const std::vector<std::pair<std::string, std::string>> files = {
+        // Every dtype; versions 1.0, 2.0 and 3.0; '=' and '|' byte orders; C and Fortran
+        // order; one, two and no dimensions.
+        {"int32.npy", npy(dict("<i4", "(1000,)"), ints)},
+        {"uint32.npy", npy(dict("=u4", "(10, 100)"), counting<std::uint32_t>(n), 2)},
+        {"int64.npy", npy(dict("<i8", "(1000,)"), longs, 3)},
+        {"uint64.npy", npy(dict("|u8", "(2, 500)"), counting<std::uint64_t>(n, 1ull << 32))},
+        {"float.npy", npy(dict("<f4", "(1000,)"), counting<float>(n))},
+        {"double-fortran.npy", npy(dict("<f8", "(25, 40)", true), counting<double>(n))},
+        {"scalar.npy", npy(dict("<i8", "()"), bytes_of(std::vector<std::int64_t>{42}))},
+        // Its values start at byte 80, where a device that wants buffers aligned to more
+        // than 16 bytes cannot read them in place.
+        {"aligned-16.npy", npy(dict("<i4", "(1000,)"), ints, 1, 16)},
+        {"int32.raw", ints},
+        {"double.raw", counting<double>(n)},
+        // Broken ones.
+        {"empty.npy", ""},
+        {"magic-only.npy", "\x93NUMPY\x01"},
+        {"truncated-header.npy", npy(dict("<i4", "(1000,)"), ints).substr(0, 40)},
+        {"truncated-data.npy", npy(dict("<i4", "(1000,)"), ints.substr(0, ints.size() - 1))},
+        {"wrong-magic.npy", "\x93NUMPX" + npy(dict("<i4", "(1000,)"), ints).substr(6)},
+        {"version-4.npy", npy(dict("<i4", "(1000,)"), ints, 4)},
+        {"half.npy", npy(dict("<f2", "(1000,)"), ints.substr(0, 2000))},
+        {"object.npy", npy(dict("|O", "(3,)"), std::string(24, '\0'))},
+        {"complex.npy", npy(dict("<c8", "(1000,)"), ints + ints)},
+        {"big-endian.npy", npy(dict(">i4", "(1000,)"), ints)},
+        {"no-values.npy", npy(dict("<i4", "(0, 3)"), "")},
+        {"malformed.npy", npy("{'descr': '<i4', 'fortran_order': False, 'shape': [1000], }", ints)},
+        {"odd-size.raw", ints + "x"},
+    };
+    for (const auto& [name, bytes] : files)
+        if (!write(folder + "/" + name, bytes)) {
+            std::cerr << "make_input_files: cannot write " << folder << "/" << name << '\n';
+            return 1;
+        }
+    // Unreadable for anyone but root (removed first: a second run could not write it), and
+    // a folder where a file should be.
+    const auto unreadable = folder + "/unreadable.npy";
+    std::remove(unreadable.c_str());
+    if (!write(unreadable, npy(dict("<i4", "(1000,)"), ints)) || chmod(unreadable.c_str(), 0) != 0)
+        return 1;
+    mkdir((folder + "/folder.npy").c_str(), 0755);
+    return 0;
+}
