@@ -12,7 +12,7 @@ namespace {
 /// The random input, after refusing one larger than the host's memory.
 HostValues make_input(const Reducer& reducer, std::uint64_t length, std::uint64_t seed) {
     refuse_past_host_memory(length, reducer.value_size());
-    return random_values(reducer.type(), length, seed);
+    return random_values(reducer.type(), reducer.op(), length, seed);
 }
 
 } // namespace
@@ -33,8 +33,8 @@ void refuse_wrong_result(const Measurement& measurement) {
                           "wrong result for length " + std::to_string(measurement.length) +
                               ": the device gave " + to_string(run.value) +
                               ", the host reference is " + to_string(measurement.expected.value) +
-                              (measurement.tolerance > 0
-                                   ? " (tolerance " + to_string(measurement.tolerance) + ")"
+                              (measurement.check == Check::bound
+                                   ? " (bound " + to_string(measurement.tolerance) + ")"
                                    : ""));
 }
 
@@ -90,8 +90,8 @@ ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const O
 
     const auto values = make_input(reducer, options.length, options.seed);
     const DeviceInput input(reducer.device_queue(), values, per_buffer);
-    const auto measurement =
-        measure(reducer, input, values, options.length, repeats_of(options), stream_read);
+    const auto measurement = measure(reducer, input, values, options.length, repeats_of(options),
+                                     stream_read, Origin::drawn);
 
     if (options.format == Format::json)
         print_json(out, measurement, reducer, options);
@@ -120,9 +120,9 @@ ExitCode run_sweep(const std::vector<std::unique_ptr<Reducer>>& reducers,
     std::vector<SweepRow> rows;
     for (const auto length : sweep_lengths(options.length))
         for (const auto& reducer : reducers)
-            rows.push_back(
-                {reducer->op(), reducer->finish(),
-                 measure(*reducer, input, values, length, repeats_of(options), &stream_read)});
+            rows.push_back({reducer->op(), reducer->finish(),
+                            measure(*reducer, input, values, length, repeats_of(options),
+                                    &stream_read, Origin::drawn)});
     print_sweep(out, rows, options.format);
     out.flush();
     for (const auto& row : rows)

@@ -176,9 +176,10 @@ Measurement measure_whole(std::vector<Part>& parts, const std::vector<SplitRun>&
     for (const auto& part : parts)
         for (const auto& span : spans_of(part, values))
             all.push_back(span);
-    check_against(whole, *parts.front().reducer, {options.iterations, !options.cold},
-                  [&] { return host_reduce(options.op, options.type, all); });
-    if (whole.tolerance > 0) {
+    check_against(
+        whole, *parts.front().reducer, {options.iterations, !options.cold},
+        [&] { return host_reduce(options.op, options.type, all); }, Origin::drawn);
+    if (whole.check == Check::bound) {
         whole.tolerance = sum_tolerance(
             options.type, parts.size() - 1, whole.expected.magnitude,
             std::visit([](auto x) { return static_cast<double>(x); }, whole.expected.value));
@@ -250,7 +251,7 @@ ExitCode run_split(const std::vector<SelectedDevice>& devices, const Options& op
                                                  std::to_string(parts.size()) + " devices");
     std::optional<HostValues> values;
     if (!options.host_input)
-        values = random_values(options.type, options.length, options.seed);
+        values = random_values(options.type, options.op, options.length, options.seed);
 
     // The warm-up, on equal shares, measures each device's speed for the real split.
     place_shares(parts, options, values,
@@ -271,9 +272,10 @@ ExitCode run_split(const std::vector<SelectedDevice>& devices, const Options& op
         part.measurement.length = part.length;
         for (const auto& run : runs)
             part.measurement.runs.push_back(run.reductions[i]);
-        check_against(part.measurement, *part.reducer, repeats, [&] {
-            return host_reduce(options.op, options.type, spans_of(part, values));
-        });
+        check_against(
+            part.measurement, *part.reducer, repeats,
+            [&] { return host_reduce(options.op, options.type, spans_of(part, values)); },
+            Origin::drawn);
     }
     const auto whole = measure_whole(parts, runs, options, values);
 

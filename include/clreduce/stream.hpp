@@ -39,7 +39,7 @@ bool reads_in_place(const DeviceReport& report);
 class HostStream {
 public:
     /// The values are those at `first` ... `first + length` of the random input `seed`
-    /// makes (a share of a larger input, on several devices).
+    /// makes for the reducer's type and op (a share of a larger input, on several devices).
     HostStream(Reducer& reducer, std::uint64_t first, std::uint64_t length, std::uint64_t chunk,
                std::uint64_t seed, bool in_place);
     ~HostStream();
