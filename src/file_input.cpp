@@ -321,7 +321,7 @@ InputFile::InputFile(const std::string& path, DataType raw_type)
         mapping_ = {address, Unmap{size}};
         const auto* bytes = static_cast<const unsigned char*>(address);
         const auto layout = layout_of(path, bytes, size, raw_type);
-        values_ = {layout.type, bytes + layout.offset, layout.length, Origin::file};
+        values_ = {layout.type, bytes + layout.offset, layout.length, Origin::given};
     } catch (const Failure& failure) {
         bad_input("--input '" + path + "': " + failure.what());
     }

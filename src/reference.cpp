@@ -16,12 +16,24 @@ std::uint64_t scramble(std::uint64_t x) {
     return x ^ (x >> 31);
 }
 
-/// The value of T that random bits stand for: an integer with the same bits (C++17 leaves
-/// the plain conversion of out-of-range values implementation-defined), or a float in [-1, 1)
-/// from as many bits as its significand holds.
+/// A nonzero integer in [-largest_random_addend, largest_random_addend] from random bits:
+/// the top bit gives the sign, the next three the magnitude.
 template <typename T>
-T from_random_bits(std::uint64_t bits) {
+T small_nonzero_integer(std::uint64_t bits) {
+    static_assert(largest_random_addend == 8, "three bits of magnitude");
+    const auto magnitude = static_cast<T>(1 + ((bits >> 60) & 7));
+    return bits >> 63 ? -magnitude : magnitude;
+}
+
+/// The value of T that random bits stand for: an integer with the same bits (C++17 leaves
+/// the plain conversion of out-of-range values implementation-defined), or for floating
+/// point a small integer for a sum and else a float in [-1, 1) from as many bits as its
+/// significand holds.
+template <typename T>
+T from_random_bits(std::uint64_t bits, Op op) {
     if constexpr (std::is_floating_point_v<T>) {
+        if (op == Op::sum)
+            return small_nonzero_integer<T>(bits);
         constexpr int digits = std::numeric_limits<T>::digits;
         const auto scaled = static_cast<T>(bits >> (64 - digits - 1)); // [0, 2^(digits+1))
         return scaled / static_cast<T>(std::uint64_t{1} << digits) - T{1};
@@ -46,32 +58,57 @@ void for_each_chunk(std::uint64_t length, Body body) {
                   [&](std::uint64_t start) { body(start, std::min(start + chunk, length)); });
 }
 
+/// The exponent of the lowest set bit of finite, nonzero x: x is an odd multiple of
+/// 2^exponent. Read from the bits, as it runs once per value.
+int lowest_bit_exponent(double x) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    const auto biased = static_cast<int>((bits >> 52) & 0x7ff);
+    const std::uint64_t fraction = bits & ((std::uint64_t{1} << 52) - 1);
+    const std::uint64_t significand = biased == 0 ? fraction : fraction | std::uint64_t{1} << 52;
+    return (biased == 0 ? -1074 : biased - 1075) + __builtin_ctzll(significand);
+}
+
 /// A running sum that keeps the rounding error of each addition (Neumaier's variant of
-/// Kahan's summation), and the sum of magnitudes beside it.
+/// Kahan's summation), and beside it the sum of the finite values' magnitudes and the
+/// lowest bit any of them sets.
 class CompensatedSum {
 public:
     void add(double x) {
         accumulate(x);
-        magnitude_ += std::abs(x);
+        if (std::isfinite(x) && x != 0) {
+            magnitude_ += std::abs(x);
+            lowest_bit_ = std::min(lowest_bit_, lowest_bit_exponent(x));
+        }
     }
     void add(const CompensatedSum& other) {
         accumulate(other.sum_);
         accumulate(other.error_);
         magnitude_ += other.magnitude_;
+        lowest_bit_ = std::min(lowest_bit_, other.lowest_bit_);
     }
     double value() const { return sum_ + error_; }
     double magnitude() const { return magnitude_; }
+    double grain() const {
+        return lowest_bit_ == no_bit ? std::numeric_limits<double>::infinity()
+                                     : std::ldexp(1.0, lowest_bit_);
+    }
 
 private:
     void accumulate(double x) {
         const double total = sum_ + x;
-        error_ += std::abs(sum_) >= std::abs(x) ? (sum_ - total) + x : (x - total) + sum_;
+        // Past a NaN or an infinity the sum is what IEEE addition makes it, and the error
+        // term, inf - inf there, would turn an infinite sum into NaN.
+        if (std::isfinite(total))
+            error_ += std::abs(sum_) >= std::abs(x) ? (sum_ - total) + x : (x - total) + sum_;
         sum_ = total;
     }
 
+    static constexpr int no_bit = std::numeric_limits<int>::max();
     double sum_ = 0;
     double error_ = 0;
     double magnitude_ = 0;
+    int lowest_bit_ = no_bit;
 };
 
 template <typename T>
@@ -91,7 +128,7 @@ Reference floating_sum(const std::vector<HostSpan>& spans) {
     CompensatedSum total;
     for (const auto& part : totals)
         total.add(part);
-    return {static_cast<T>(total.value()), total.magnitude()};
+    return {static_cast<T>(total.value()), {}, total.magnitude(), total.grain()};
 }
 
 template <typename T>
@@ -107,12 +144,12 @@ Reference reduce_spans(Op op, const std::vector<HostSpan>& spans) {
                     std::reduce(std::execution::par_unseq, values, values + span.length,
                                 identity_of<T>(op), [op](T a, T b) { return combine(op, a, b); }));
     }
-    return {result, 0};
+    return {result, {}};
 }
 
 } // namespace
 
-void fill_random(DataType type, void* data, std::uint64_t first, std::uint64_t length,
+void fill_random(DataType type, Op op, void* data, std::uint64_t first, std::uint64_t length,
                  std::uint64_t seed) {
     visit_type(type, [&](auto zero) {
         using T = decltype(zero);
@@ -120,15 +157,15 @@ void fill_random(DataType type, void* data, std::uint64_t first, std::uint64_t l
         const std::uint64_t key = scramble(seed);
         for_each_chunk(length, [&](std::uint64_t begin, std::uint64_t end) {
             for (std::uint64_t i = begin; i < end; ++i)
-                values[i] = from_random_bits<T>(scramble(key + first + i));
+                values[i] = from_random_bits<T>(scramble(key + first + i), op);
         });
     });
 }
 
-HostValues random_values(DataType type, std::uint64_t length, std::uint64_t seed) {
+HostValues random_values(DataType type, Op op, std::uint64_t length, std::uint64_t seed) {
     return visit_type(type, [&](auto zero) -> HostValues {
         std::vector<decltype(zero)> values(length);
-        fill_random(type, values.data(), 0, length, seed);
+        fill_random(type, op, values.data(), 0, length, seed);
         return values;
     });
 }
@@ -142,15 +179,34 @@ Reference host_reduce(Op op, const HostValues& values, std::uint64_t length) {
 }
 
 Reference host_reduce(Op op, DataType type, const std::vector<HostSpan>& spans) {
-    return visit_type(type, [&](auto zero) { return reduce_spans<decltype(zero)>(op, spans); });
+    auto reference =
+        visit_type(type, [&](auto zero) { return reduce_spans<decltype(zero)>(op, spans); });
+    reference.method = host_reduce_method(op, type);
+    return reference;
 }
 
-std::string host_reduce_description() {
+std::string host_reduce_method(Op op, DataType type) {
 #if defined(_GLIBCXX_USE_TBB_PAR_BACKEND) && _GLIBCXX_USE_TBB_PAR_BACKEND
-    return "std::reduce(par_unseq), TBB backend";
+    const std::string backend = "TBB backend";
 #else
-    return "std::reduce(par_unseq), no parallel backend: sequential";
+    const std::string backend = "no parallel backend: sequential";
 #endif
+    if (info(type).floating() && op == Op::sum)
+        return "compensated (Neumaier) sum in double, chunks of " + std::to_string(chunk) +
+               " under std::for_each(par), " + backend;
+    return "std::reduce(par_unseq), " + backend;
+}
+
+bool same_value(const Scalar& a, const Scalar& b) {
+    return std::visit(
+        [&](auto x) {
+            const auto y = std::get<decltype(x)>(b);
+            if constexpr (std::is_floating_point_v<decltype(x)>)
+                if (std::isnan(x) && std::isnan(y))
+                    return true;
+            return x == y;
+        },
+        a);
 }
 
 } // namespace clreduce

@@ -42,19 +42,21 @@ std::string timing_text(const Statistic& us, std::uint64_t bytes, bool repeated)
            " (" + fixed(gigabytes_per_second(bytes, us.min)) + " GB/s)";
 }
 
-/// How the first run's result compares with the host reference.
+/// How the first run's result compares with the host reference, and by which check.
 std::string verdict(const Measurement& measurement) {
-    const auto& expected = measurement.expected.value;
+    const auto expected = to_string(measurement.expected.value);
+    const auto bound = to_string(measurement.tolerance);
+    if (measurement.check == Check::unchecked)
+        return " (not checked: the host reference is " + expected +
+               ", but the values' magnitudes add up past half of " + name_of(measurement.type) +
+               "'s range, where an order of additions may overflow)";
     if (!measurement.valid())
-        return " (WRONG: the host reference is " + to_string(expected) +
-               (measurement.tolerance > 0 ? ", tolerance " + to_string(measurement.tolerance)
-                                          : std::string()) +
-               ")";
-    if (measurement.tolerance == 0)
-        return " (matches the host reference)";
-    return " (matches the host reference " + to_string(expected) + ": error " +
-           to_string(measurement.largest_error()) + ", within the bound " +
-           to_string(measurement.tolerance) + ")";
+        return " (WRONG: the host reference is " + expected +
+               (measurement.check == Check::bound ? ", bound " + bound : ", checked exactly") + ")";
+    if (measurement.check == Check::exact)
+        return " (matches the host reference exactly)";
+    return " (matches the host reference " + expected + ": error " +
+           to_string(measurement.largest_error()) + ", within the bound " + bound + ")";
 }
 
 std::string percent(double part, double whole) {
@@ -104,7 +106,7 @@ void print_setup(std::ostream& out, const SelectedDevice& selected, const Reduce
     out << "\ntypes: " << describe_type_support(report) << "\nfinish: --finish auto takes "
         << describe_finish_support(report) << "\nbuild options: "
         << (reducer.build_options().empty() ? "(none)" : reducer.build_options()) << '\n'
-        << "host reference: " << host_reduce_description() << '\n';
+        << "host reference: " << host_reduce_method(reducer.op(), reducer.type()) << '\n';
 }
 
 void print_plan(std::ostream& out, const std::vector<Pass>& passes) {
@@ -148,7 +150,7 @@ void print_measurement(std::ostream& out, const Measurement& measurement) {
             << "; the reduction runs at " << percent(measurement.stream_read_us->min, span.min)
             << " of its speed\n";
     out << "host reference  " << timing_text(measurement.host_reference_us, bytes, repeated) << ", "
-        << host_reduce_description() << '\n';
+        << measurement.expected.method << '\n';
     out << "result          " << to_string(measurement.runs.front().value) << verdict(measurement)
         << '\n';
 }
@@ -173,6 +175,7 @@ void print_json(std::ostream& out, const Measurement& measurement, const Reducer
         << ", \"result\": " << to_string(measurement.runs.front().value)
         << ", \"expected\": " << to_string(measurement.expected.value)
         << ", \"error\": " << to_string(measurement.largest_error())
+        << ", \"check\": " << json_string(name_of(measurement.check))
         << ", \"tolerance\": " << to_string(measurement.tolerance)
         << ", \"valid\": " << (measurement.valid() ? "true" : "false")
         << ", \"buffers\": " << std::max<std::size_t>(measurement.runs.front().pieces, 1)
@@ -191,6 +194,7 @@ void print_json(std::ostream& out, const Measurement& measurement, const Reducer
         << ", \"host_us\": " << fixed(measurement.observed_us().min, 3)
         << ", \"host_us_median\": " << fixed(measurement.observed_us().median, 3)
         << ", \"host_reference_us\": " << fixed(measurement.host_reference_us.min, 3)
+        << ", \"reference_method\": " << json_string(measurement.expected.method)
         << ", \"gbps\": " << fixed(gigabytes_per_second(measurement.bytes(), span.min), 3);
     if (measurement.stream_read_us)
         out << ", \"read_us\": " << fixed(measurement.stream_read_us->min, 3) << ", \"read_gbps\": "

@@ -17,7 +17,7 @@ ValuesView input_values(const Reducer& reducer, const Options& options,
     if (file)
         return file->part(0, options.length);
     refuse_past_host_memory(options.length, reducer.value_size());
-    drawn = random_values(reducer.type(), options.length, options.seed);
+    drawn = random_values(reducer.type(), reducer.op(), options.length, options.seed);
     return drawn;
 }
 
@@ -39,8 +39,8 @@ void refuse_wrong_result(const Measurement& measurement) {
                           "wrong result for length " + std::to_string(measurement.length) +
                               ": the device gave " + to_string(run.value) +
                               ", the host reference is " + to_string(measurement.expected.value) +
-                              (measurement.tolerance > 0
-                                   ? " (tolerance " + to_string(measurement.tolerance) + ")"
+                              (measurement.check == Check::bound
+                                   ? " (bound " + to_string(measurement.tolerance) + ")"
                                    : ""));
 }
 
@@ -130,9 +130,9 @@ ExitCode run_sweep(const std::vector<std::unique_ptr<Reducer>>& reducers,
     std::vector<SweepRow> rows;
     for (const auto length : sweep_lengths(options.length))
         for (const auto& reducer : reducers)
-            rows.push_back(
-                {reducer->op(), reducer->finish(),
-                 measure(*reducer, input, values, length, repeats_of(options), &stream_read)});
+            rows.push_back({reducer->op(), reducer->finish(),
+                            measure(*reducer, input, values, length, repeats_of(options),
+                                    &stream_read)});
     print_sweep(out, rows, options.format);
     out.flush();
     for (const auto& row : rows)

@@ -137,6 +137,11 @@ std::vector<double> speeds_of(const std::vector<Part>& parts, const SplitRun& wa
 }
 
 /// The host's values of a part's share.
+/// Where the values came from: without `values`, each stream drew its own.
+Origin origin_of(const std::optional<ValuesView>& values) {
+    return values ? values->origin : Origin::drawn;
+}
+
 std::vector<HostSpan> spans_of(const Part& part, const std::optional<ValuesView>& values) {
     if (part.stream)
         return part.stream->spans(part.length);
@@ -171,9 +176,10 @@ Measurement measure_whole(std::vector<Part>& parts, const std::vector<SplitRun>&
     for (const auto& part : parts)
         for (const auto& span : spans_of(part, values))
             all.push_back(span);
-    check_against(whole, *parts.front().reducer, {options.iterations, !options.cold},
-                  [&] { return host_reduce(options.op, options.type, all); });
-    if (whole.tolerance > 0) {
+    check_against(
+        whole, *parts.front().reducer, {options.iterations, !options.cold},
+        [&] { return host_reduce(options.op, options.type, all); }, origin_of(values));
+    if (whole.check == Check::bound) {
         whole.tolerance = sum_tolerance(
             options.type, parts.size() - 1, whole.expected.magnitude,
             std::visit([](auto x) { return static_cast<double>(x); }, whole.expected.value));
@@ -251,7 +257,7 @@ ExitCode run_split(const std::vector<SelectedDevice>& devices, const Options& op
     if (file) {
         values = file->part(0, options.length);
     } else if (!options.host_input) {
-        drawn = random_values(options.type, options.length, options.seed);
+        drawn = random_values(options.type, options.op, options.length, options.seed);
         values = drawn;
     }
 
@@ -274,9 +280,10 @@ ExitCode run_split(const std::vector<SelectedDevice>& devices, const Options& op
         part.measurement.length = part.length;
         for (const auto& run : runs)
             part.measurement.runs.push_back(run.reductions[i]);
-        check_against(part.measurement, *part.reducer, repeats, [&] {
-            return host_reduce(options.op, options.type, spans_of(part, values));
-        });
+        check_against(
+            part.measurement, *part.reducer, repeats,
+            [&] { return host_reduce(options.op, options.type, spans_of(part, values)); },
+            origin_of(values));
     }
     const auto whole = measure_whole(parts, runs, options, values);
 

@@ -104,7 +104,7 @@ HostStream::HostStream(Reducer& reducer, std::uint64_t first, std::uint64_t leng
         }
     }
     for (const auto& block : blocks_) {
-        fill_random(reducer.type(), block.data, first, block.length, seed);
+        fill_random(reducer.type(), reducer.op(), block.data, first, block.length, seed);
         first += block.length;
     }
 }
@@ -245,9 +245,10 @@ ExitCode run_streamed(Reducer& reducer, const SelectedDevice& selected, const Op
         if (copy_us)
             copy.push_back(*copy_us);
     });
-    check_against(measurement, reducer, {options.iterations, !options.cold}, [&] {
-        return host_reduce(reducer.op(), reducer.type(), stream.spans(options.length));
-    });
+    check_against(
+        measurement, reducer, {options.iterations, !options.cold},
+        [&] { return host_reduce(reducer.op(), reducer.type(), stream.spans(options.length)); },
+        file ? file->origin : Origin::drawn);
 
     const auto bytes = measurement.bytes();
     if (options.format == Format::json) {

@@ -6,7 +6,6 @@
 #include "clreduce/reference.hpp"
 #include "clreduce/source.hpp"
 
-#include <cmath>
 #include <cstdlib>
 
 using namespace clreduce;
@@ -108,18 +107,6 @@ const std::vector<Combination>& combinations() {
         return found;
     }();
     return all;
-}
-
-HostValues exact_input(DataType type, Op op, std::uint64_t length, std::uint64_t seed) {
-    auto values = random_values(type, length, seed);
-    if (info(type).floating() && op == Op::sum)
-        std::visit(
-            [](auto& vector) {
-                for (auto& value : vector)
-                    value = std::round(value * 3) + 0; // + 0 turns -0 into 0
-            },
-            values);
-    return values;
 }
 
 void write_value(const DeviceQueue& queue, const cl::Buffer& buffer, std::uint64_t index,

@@ -41,13 +41,6 @@ const std::string& reduce_kernel_text();
 std::unique_ptr<clreduce::Reducer> make_reducer(const DeviceUnderTest& target,
                                                 const clreduce::Recipe& recipe);
 
-/// Random values for reducing with `op`, whose result the device must match exactly: a
-/// floating-point sum gets small integers (-3 ... 3) held in the type, whose every partial
-/// sum is exact for up to 2^22 values, so that a lost or doubled value is a wrong result and
-/// not a rounding difference; everything else gets random_values().
-clreduce::HostValues exact_input(clreduce::DataType type, clreduce::Op op, std::uint64_t length,
-                                 std::uint64_t seed);
-
 /// Writes `value` (of the buffer's type) at `index`.
 void write_value(const clreduce::DeviceQueue& queue, const cl::Buffer& buffer, std::uint64_t index,
                  const clreduce::Scalar& value);

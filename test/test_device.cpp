@@ -79,7 +79,7 @@ TEST_CASE("every device reduces the telling lengths like the host reference", "[
                 CHECK(reducer->finish() == recipe.finish);
                 const auto lengths = telling_lengths(*reducer);
                 const auto longest = *std::max_element(lengths.begin(), lengths.end());
-                const auto values = exact_input(recipe.type, recipe.op, longest, 2026);
+                const auto values = random_values(recipe.type, recipe.op, longest, 2026);
                 const auto input = upload(target.queue, values);
                 for (const auto length : lengths) {
                     INFO(name_of(factor) << " factor, work-group size "
@@ -148,7 +148,7 @@ TEST_CASE("an input in several buffers reduces like one", "[device]") {
             const auto& target = *combination.target;
             const auto reducer = make_reducer(target, combination.recipe);
             REQUIRE(reducer);
-            const auto values = exact_input(reducer->type(), reducer->op(), length, 5);
+            const auto values = random_values(reducer->type(), reducer->op(), length, 5);
             const auto per_work_group = reducer->shape().values_per_work_group();
             for (const std::uint64_t per_buffer :
                  {std::uint64_t{100003}, per_work_group + 1, length - 1}) {
@@ -173,7 +173,7 @@ TEST_CASE("back-to-back runs all validate, so the arrival count is rearmed each 
             const auto& target = *combination.target;
             const auto reducer = make_reducer(target, combination.recipe);
             REQUIRE(reducer);
-            const auto values = exact_input(reducer->type(), reducer->op(), 1000003, 99);
+            const auto values = random_values(reducer->type(), reducer->op(), 1000003, 99);
             const auto input = upload(target.queue, values);
             int mismatches = 0;
             for (int run = 0; run < 300; ++run) {

@@ -2,6 +2,8 @@
 #include "clreduce/reference.hpp"
 
 #include <climits>
+#include <cmath>
+#include <set>
 
 using namespace clreduce;
 
@@ -43,6 +45,48 @@ TEST_CASE("floating-point min and max ignore a NaN, as OpenCL C's fmin and fmax 
     CHECK(reduce(Op::max, std::vector<cl_float>{2.0f, nan}) == Scalar(cl_float{2.0f}));
 }
 
+TEST_CASE("min and max of NaN alone give the identity, so never NaN", "[reference]") {
+    CHECK(reduce(Op::min, std::vector<cl_float>{NAN, NAN}) == Scalar(cl_float{INFINITY}));
+    CHECK(reduce(Op::max, std::vector<cl_double>{NAN}) == Scalar(cl_double{-INFINITY}));
+}
+
+TEST_CASE("a floating-point sum with a NaN or an infinity is what IEEE addition makes it",
+          "[reference]") {
+    const auto inf = std::numeric_limits<cl_double>::infinity();
+    const auto nan = std::numeric_limits<cl_double>::quiet_NaN();
+    CHECK(reduce(Op::sum, std::vector<cl_double>{1, inf, 2}) == Scalar(inf));
+    CHECK(reduce(Op::sum, std::vector<cl_float>{1, -INFINITY, 2}) == Scalar(-INFINITY));
+    CHECK(same_value(reduce(Op::sum, std::vector<cl_double>{inf, 1, -inf}), Scalar(nan)));
+    CHECK(same_value(reduce(Op::sum, std::vector<cl_float>{1, NAN}), Scalar(cl_float{NAN})));
+    // Across the parallel chunks, the infinity in one of them and finite sums in the others.
+    std::vector<cl_double> long_input(300007, 1.5);
+    long_input[200000] = -inf;
+    CHECK(reduce(Op::sum, long_input) == Scalar(-inf));
+    // The magnitude and the grain are the finite values'.
+    const auto reference = host_reduce(Op::sum, std::vector<cl_double>{0.75, inf, -2.5, 0}, 4);
+    CHECK(reference.magnitude == 3.25);
+    CHECK(reference.grain == 0.25);
+    CHECK(host_reduce(Op::sum, std::vector<cl_float>{0, -0.0f}, 2).grain == inf);
+    CHECK(host_reduce(Op::sum, std::vector<cl_float>{0x1p-149f, 3}, 2).grain == 0x1p-149);
+}
+
+TEST_CASE("a result equals the reference when both are NaN, and +0 equals -0", "[reference]") {
+    CHECK(same_value(Scalar(cl_float{NAN}), Scalar(cl_float{-NAN})));
+    CHECK(same_value(Scalar(cl_double{-0.0}), Scalar(cl_double{0.0})));
+    CHECK(same_value(Scalar(cl_double{INFINITY}), Scalar(cl_double{INFINITY})));
+    CHECK_FALSE(same_value(Scalar(cl_double{INFINITY}), Scalar(cl_double{-INFINITY})));
+    CHECK_FALSE(same_value(Scalar(cl_float{NAN}), Scalar(cl_float{1})));
+    CHECK_FALSE(same_value(Scalar(cl_int{1}), Scalar(cl_int{2})));
+}
+
+TEST_CASE("the host reference names the method it ran", "[reference]") {
+    const auto float_sum = host_reduce(Op::sum, std::vector<cl_float>{1, 2}, 2);
+    CHECK(float_sum.method == host_reduce_method(Op::sum, DataType::float32));
+    CHECK(float_sum.method.find("compensated (Neumaier) sum in double") == 0);
+    CHECK(host_reduce(Op::max, std::vector<cl_float>{1, 2}, 2).method.find("std::reduce") == 0);
+    CHECK(host_reduce(Op::sum, std::vector<cl_int>{1, 2}, 2).method.find("std::reduce") == 0);
+}
+
 TEST_CASE("floating-point sums are compensated, with the sum of magnitudes beside them",
           "[reference]") {
     // 1 + 2^-60 + ... - 1: a plain double sum loses every small term.
@@ -60,12 +104,11 @@ TEST_CASE("floating-point sums are compensated, with the sum of magnitudes besid
 }
 
 TEST_CASE("the host reference agrees with a plain loop on random input", "[reference]") {
+    // A floating-point sum too: its random values are small integers, exact in any order.
     for (const auto& type : all_types())
         for (const auto op : {Op::sum, Op::min, Op::max}) {
-            if (type.floating() && op == Op::sum)
-                continue; // the loop's rounding differs; the test above covers the sum
             INFO(type.name << " " << name_of(op));
-            const auto values = random_values(type.type, 300017, 7);
+            const auto values = random_values(type.type, op, 300017, 7);
             std::visit(
                 [&](const auto& vector) {
                     using T = typename std::decay_t<decltype(vector)>::value_type;
@@ -79,27 +122,46 @@ TEST_CASE("the host reference agrees with a plain loop on random input", "[refer
 }
 
 TEST_CASE("random input depends only on seed and index", "[reference]") {
-    for (const auto& type : all_types()) {
-        INFO(type.name);
-        const auto longer = random_values(type.type, 5000, 42);
-        auto shorter = random_values(type.type, 1000, 42);
-        CHECK(type_of(longer) == type.type);
-        std::visit(
-            [&](auto& short_values) {
-                const auto& long_values = std::get<std::decay_t<decltype(short_values)>>(longer);
-                CHECK(std::equal(short_values.begin(), short_values.end(), long_values.begin()));
-            },
-            shorter);
-        CHECK(random_values(type.type, 1000, 43) != shorter);
-    }
-    // Integers spread over the whole range, so that sums overflow; floats in [-1, 1).
-    const auto ints = std::get<std::vector<cl_int>>(random_values(DataType::int32, 5000, 42));
+    for (const auto& type : all_types())
+        for (const auto op : {Op::sum, Op::min, Op::max}) {
+            INFO(type.name << " " << name_of(op));
+            const auto longer = random_values(type.type, op, 5000, 42);
+            auto shorter = random_values(type.type, op, 1000, 42);
+            CHECK(type_of(longer) == type.type);
+            std::visit(
+                [&](auto& short_values) {
+                    const auto& long_values =
+                        std::get<std::decay_t<decltype(short_values)>>(longer);
+                    CHECK(
+                        std::equal(short_values.begin(), short_values.end(), long_values.begin()));
+                },
+                shorter);
+            CHECK(random_values(type.type, op, 1000, 43) != shorter);
+        }
+    // Integers spread over the whole range, so that sums overflow; floats for min and max in
+    // [-1, 1).
+    const auto ints =
+        std::get<std::vector<cl_int>>(random_values(DataType::int32, Op::sum, 5000, 42));
     CHECK(std::any_of(ints.begin(), ints.end(), [](cl_int v) { return v < -(1 << 30); }));
     CHECK(std::any_of(ints.begin(), ints.end(), [](cl_int v) { return v > (1 << 30); }));
-    const auto floats = std::get<std::vector<cl_float>>(random_values(DataType::float32, 5000, 42));
+    const auto floats =
+        std::get<std::vector<cl_float>>(random_values(DataType::float32, Op::min, 5000, 42));
     CHECK(std::all_of(floats.begin(), floats.end(), [](cl_float v) { return v >= -1 && v < 1; }));
     CHECK(*std::min_element(floats.begin(), floats.end()) < -0.99f);
     CHECK(*std::max_element(floats.begin(), floats.end()) > 0.99f);
+}
+
+TEST_CASE("random floating-point sums are nonzero integers from -8 to 8", "[reference]") {
+    const auto doubles =
+        std::get<std::vector<cl_double>>(random_values(DataType::float64, Op::sum, 5000, 42));
+    std::set<cl_double> drawn(doubles.begin(), doubles.end());
+    std::set<cl_double> expected;
+    for (int magnitude = 1; magnitude <= largest_random_addend; ++magnitude)
+        expected.insert({cl_double(magnitude), -cl_double(magnitude)});
+    CHECK(drawn == expected);
+    const auto floats =
+        std::get<std::vector<cl_float>>(random_values(DataType::float32, Op::sum, 1000, 42));
+    CHECK(std::equal(floats.begin(), floats.end(), doubles.begin()));
 }
 
 TEST_CASE("every type's table row names itself", "[types]") {

@@ -57,7 +57,7 @@ TEST_CASE("values already in host memory stream in place where aligned, else cop
             // mapped file's values start wherever its header ends.
             const auto& device = combination.target->queue.device;
             const auto alignment = device.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN>() / 8;
-            const auto memory = exact_input(recipe.type, recipe.op, length + alignment, 5);
+            const auto memory = random_values(recipe.type, recipe.op, length + alignment, 5);
             const ValuesView all(memory);
             const auto address = reinterpret_cast<std::uintptr_t>(all.data);
             const auto aligned = (alignment - address % alignment) % alignment / sizeof(cl_long);

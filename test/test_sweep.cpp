@@ -74,12 +74,12 @@ T in_band(T value, bool top) {
 }
 
 /// For an integer sum, values over the whole range, so that prefixes overflow, with both
-/// extremes sprinkled in; for a floating-point sum, exact_input's small integers. For min,
+/// extremes sprinkled in; for a floating-point sum, random_values' small integers. For min,
 /// values in a band at the top of the range with the type's largest value sprinkled in, so
 /// that a lone lowest value planted by the test is the only way to reach the bottom; for max
 /// the mirror image.
 HostValues sweep_input(DataType type, Op op) {
-    auto values = exact_input(type, op, longest, 20261123);
+    auto values = random_values(type, op, longest, 20261123);
     std::visit(
         [&](auto& vector) {
             using T = typename std::decay_t<decltype(vector)>::value_type;

@@ -49,7 +49,7 @@ public:
     /// line naming the file and what is wrong with it.
     InputFile(const std::string& path, DataType raw_type);
 
-    /// The file's values, Origin::file.
+    /// The file's values, Origin::given.
     ValuesView values() const { return values_; }
 
 private:

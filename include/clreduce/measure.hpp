@@ -48,20 +48,43 @@ private:
     cl::Buffer sink_;
 };
 
+/// How a result is held to the host reference.
+enum class Check {
+    exact,     // same_value(): NaN matches NaN, +0 matches -0
+    bound,     // within the tolerance: a floating-point sum whose order of roundings varies
+    unchecked, // a floating-point sum whose magnitudes reach the type's range: some order of
+               // additions overflows, so any result, finite or not, may be right
+};
+
+/// "exact", "bound" or "unchecked".
+std::string name_of(Check check);
+
+/// How a result of `op` on `type` is checked against `reference`: exactly for integers, min
+/// and max; for a floating-point sum, unchecked where the finite values' magnitudes add up to
+/// half the type's largest value or more, exactly where the reference is a NaN or an infinity
+/// (the input's own), where the values are clreduce's draw (floats whose magnitudes add up
+/// to 2^35 at most, some 7.6e9 of them; doubles at any length), or where every finite value is a
+/// multiple of a power of two q (their grain, at least the type's smallest normal value) and
+/// their magnitudes add up to less than 2^digits * q (then every partial sum in any order is
+/// exact); else within the bound.
+Check check_for(DataType type, Op op, const Reference& reference, Origin origin);
+
 struct Measurement {
     DataType type = DataType::int32;
     std::uint64_t length = 0;
     std::vector<Reduction> runs; // the timed runs, warm-up excluded
     Reference expected;          // the host reference
-    double tolerance = 0;        // the largest difference allowed: 0 but for floating-point sums
+    Check check = Check::exact;  // how the runs' results are held to it
+    double tolerance = 0;        // with Check::bound, the largest difference allowed
     Statistic host_reference_us;
     std::optional<Statistic> stream_read_us; // with a StreamRead, interleaved with the runs
 
-    /// Whether `value` is within the tolerance of the host reference.
+    /// Whether `value` passes the check against the host reference.
     bool matches(const Scalar& value) const;
     /// Whether every timed run's result matches the host reference.
     bool valid() const;
-    /// The largest difference between a run's result and the host reference.
+    /// The largest difference between a run's result and the host reference (0 for a result
+    /// that is the same value, NaN or infinity included).
     double largest_error() const;
     std::uint64_t bytes() const { return length * info(type).size; }
     Statistic span_us() const;
@@ -71,7 +94,8 @@ struct Measurement {
 
 /// Reduces the first `length` of `values` (already in `input`) `repeats` times on the device
 /// and with the host reference. With `stream_read`, each reduction is followed by a launch of the
-/// streaming read, so that both see the same cache and clock state.
+/// streaming read, so that both see the same cache and clock state. The values' origin
+/// decides how a floating-point sum is checked (check_for).
 Measurement measure(Reducer& reducer, const DeviceInput& input, const ValuesView& values,
                     std::uint64_t length, const Repeats& repeats, StreamRead* stream_read);
 
@@ -84,10 +108,11 @@ void repeat(const Repeats& repeats, Run run) {
         run(true);
 }
 
-/// Sets the measurement's host reference from `reference` (timed like the runs) and, for a
-/// floating-point sum, its tolerance from the first run's passes. Call it after the runs.
+/// Sets the measurement's host reference from `reference` (timed like the runs), its check
+/// (check_for, with the values' `origin`) and, for Check::bound, its tolerance from the
+/// first run's passes. Call it after the runs.
 void check_against(Measurement& measurement, const Reducer& reducer, const Repeats& repeats,
-                   const std::function<Reference()>& reference);
+                   const std::function<Reference()>& reference, Origin origin = Origin::given);
 
 /// The largest error a floating-point sum of values whose magnitudes add up to `magnitude`
 /// may have after `additions` roundings each (Higham's gamma bound), plus the reference's

@@ -38,9 +38,9 @@ bool reads_in_place(const DeviceReport& report);
 class HostStream {
 public:
     /// `length` random values, those at `first` ... `first + length` of the random input
-    /// `seed` makes (a share of a larger input, on several devices), in memory of the
-    /// stream's own: pinned (CL_MEM_ALLOC_HOST_PTR, mapped, in blocks no larger than one
-    /// buffer may be) to be copied, page-aligned to be read in place.
+    /// `seed` makes for the reducer's type and op (a share of a larger input, on several
+    /// devices), in memory of the stream's own: pinned (CL_MEM_ALLOC_HOST_PTR, mapped, in
+    /// blocks no larger than one buffer may be) to be copied, page-aligned to be read in place.
     HostStream(Reducer& reducer, std::uint64_t first, std::uint64_t length, std::uint64_t chunk,
                std::uint64_t seed, bool in_place);
     /// `values` where they are (a mapped file): read in place if asked and their address

@@ -75,9 +75,11 @@ DataType type_of(const HostValues& values);
 std::size_t length_of(const HostValues& values);
 const void* data_of(const HostValues& values);
 
-/// Where an input's values come from: clreduce's own random draw, or data it did not draw
-/// (a file, --input), whose floating-point sums it can only check within an error bound.
-enum class Origin { drawn, file };
+/// Where an input's values come from. clreduce's own draw (random_values) makes every partial
+/// sum of a floating-point sum exact, so that sum is checked exactly; values it did not draw
+/// (a file, --input, a caller's data) get the error bound, unless they show that every
+/// partial sum is exact (check_for in measure.hpp).
+enum class Origin { given, drawn };
 
 /// Read-only values of one type in host memory that another object owns (a HostValues, a
 /// mapped file), so that the uploads, the stream and the host reference read any input

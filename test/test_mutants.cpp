@@ -1,0 +1,96 @@
+// Kernel mutants: copies of reduce.cl, made by test/CMakeLists.txt, that lose the last tail
+// value, one vector lane or one of the four accumulators. clreduce's validation of its own
+// random input must fail every one of them on every device, path, type and op, and pass the
+// kernel itself on the same inputs. The mutations are in the fold that both finishes share,
+// so the test runs the passes, which every device has (a build per mutant is most of its
+// time); the CLI tests run mutants with the last-group finish.
+
+#include "catch_compat.hpp"
+#include "clreduce/input.hpp"
+#include "clreduce/measure.hpp"
+#include "clreduce/source.hpp"
+#include "device_targets.hpp"
+
+#include <algorithm>
+#include <limits>
+
+using namespace clreduce;
+
+namespace {
+
+const char* const mutants[] = {"drop-tail-value", "drop-lane", "drop-accumulator"};
+
+/// Long enough that every work-item of the first pass fills all four accumulators' lanes,
+/// with a tail of three values.
+std::uint64_t telling_length(const Reducer& reducer) {
+    const auto& shape = reducer.shape();
+    const std::uint64_t most_items = std::uint64_t{shape.max_work_groups} * shape.work_group_size;
+    return std::max<std::uint64_t>(std::uint64_t{1} << 20, 16 * most_items) + 3;
+}
+
+/// Where a lost value hides the extreme of a min or max: the last tail value, the first
+/// vector's last lane, and the fourth accumulator's first vector with the contiguous (CPU)
+/// and the strided (GPU) layout.
+std::vector<std::uint64_t> hiding_places(const Reducer& reducer, std::uint64_t length) {
+    const auto first = reducer.plan(length).front();
+    const std::uint64_t items = std::uint64_t{first.work_groups} * first.work_group_size;
+    return {length - 1, 3, 12, 12 * items};
+}
+
+/// clreduce's random input for the reducer's type and op; for min and max, one copy per
+/// hiding place with the extreme planted there.
+std::vector<HostValues> telling_inputs(const Reducer& reducer, std::uint64_t length) {
+    const auto drawn = random_values(reducer.type(), reducer.op(), length, 1);
+    if (reducer.op() == Op::sum)
+        return {drawn};
+    std::vector<HostValues> inputs;
+    for (const auto place : hiding_places(reducer, length)) {
+        auto planted = drawn;
+        std::visit(
+            [&](auto& values) {
+                using T = typename std::decay_t<decltype(values)>::value_type;
+                values.at(place) = reducer.op() == Op::min ? std::numeric_limits<T>::lowest()
+                                                           : std::numeric_limits<T>::max();
+            },
+            planted);
+        inputs.push_back(std::move(planted));
+    }
+    return inputs;
+}
+
+/// Whether clreduce's validation of its own draw passes `reducer`'s result for `values`.
+bool validates(Reducer& reducer, const HostValues& values) {
+    const auto length = length_of(values);
+    const DeviceInput input(reducer.device_queue(), values, length);
+    return measure(reducer, input, values, length, {1, false}, nullptr).valid();
+}
+
+} // namespace
+
+TEST_CASE("validation fails a kernel that loses a value, a lane or an accumulator",
+          "[device][mutants]") {
+    for (const auto& combination : combinations()) {
+        if (combination.recipe.finish != Finish::passes)
+            continue;
+        DYNAMIC_SECTION(combination.name()) {
+            const auto& target = *combination.target;
+            const auto reducer = make_reducer(target, combination.recipe);
+            REQUIRE(reducer);
+            const auto length = telling_length(*reducer);
+            const auto inputs = telling_inputs(*reducer, length);
+            INFO("length " << length);
+            CHECK(std::all_of(inputs.begin(), inputs.end(), [&](const HostValues& values) {
+                return validates(*reducer, values);
+            }));
+            for (const auto* mutant : mutants) {
+                INFO("mutant " << mutant);
+                Reducer mutated(target.queue, target.report, combination.recipe,
+                                read_kernel_file("reduce.cl", {CLREDUCE_TEST_MUTANT_DIR "/" +
+                                                               std::string(mutant)}));
+                CHECK(std::any_of(inputs.begin(), inputs.end(), [&](const HostValues& values) {
+                    return !validates(mutated, values);
+                }));
+            }
+        }
+    }
+}
