@@ -35,13 +35,6 @@ std::string json_string(const std::string& text) {
     return quoted + '"';
 }
 
-/// "min / median us (GB/s)" of a statistic over `bytes` read.
-std::string timing_text(const Statistic& us, std::uint64_t bytes, bool repeated) {
-    return (repeated ? "min " + fixed(us.min) + " us, median " + fixed(us.median) + " us"
-                     : fixed(us.min) + " us") +
-           " (" + fixed(gigabytes_per_second(bytes, us.min)) + " GB/s)";
-}
-
 /// How the first run's result compares with the host reference.
 std::string verdict(const Measurement& measurement) {
     const auto& expected = measurement.expected.value;
@@ -69,6 +62,17 @@ std::string timing_note(const Options& options) {
 }
 
 } // namespace
+
+std::string timing_text(const Statistic& us, std::uint64_t bytes, bool repeated) {
+    return (repeated ? "min " + fixed(us.min) + " us, median " + fixed(us.median) + " us"
+                     : fixed(us.min) + " us") +
+           " (" + fixed(gigabytes_per_second(bytes, us.min)) + " GB/s)";
+}
+
+void print_result(std::ostream& out, const Measurement& measurement) {
+    out << "result          " << to_string(measurement.runs.front().value) << verdict(measurement)
+        << '\n';
+}
 
 void print_title(std::ostream& out, const Options& options) {
     out << "clreduce " << CLREDUCE_VERSION << ": " << name_of(options.op) << " of "
@@ -147,8 +151,7 @@ void print_measurement(std::ostream& out, const Measurement& measurement) {
             << " of its speed\n";
     out << "host reference  " << timing_text(measurement.host_reference_us, bytes, repeated) << ", "
         << host_reduce_description() << '\n';
-    out << "result          " << to_string(measurement.runs.front().value) << verdict(measurement)
-        << '\n';
+    print_result(out, measurement);
 }
 
 void print_json(std::ostream& out, const Measurement& measurement, const Reducer& reducer,
