@@ -34,6 +34,12 @@ double lead_us(const cl::Event& first, const cl::Event& second) {
            1000.0;
 }
 
+/// Values per CL_DEVICE_MEM_BASE_ADDR_ALIGN: a chunk read in place that is a multiple of it
+/// starts where a buffer of the device would, so the kernel's vector view of it is aligned.
+std::uint64_t in_place_alignment(const Reducer& reducer) {
+    return std::max<std::uint64_t>(reducer.report().base_address_align / reducer.value_size(), 4);
+}
+
 } // namespace
 
 std::uint64_t stream_chunk(const Reducer& reducer, std::uint64_t length, std::uint64_t requested) {
@@ -50,6 +56,13 @@ std::uint64_t stream_chunk(const Reducer& reducer, std::uint64_t length, std::ui
         1, std::min({default_chunk_bytes / reducer.value_size(), largest, length}));
 }
 
+std::uint64_t layout_chunk(std::uint64_t requested, std::uint64_t length,
+                           std::uint64_t align_values) {
+    if (requested >= length)
+        return length;
+    return std::max(requested / align_values, std::uint64_t{1}) * align_values;
+}
+
 bool reads_in_place(const DeviceReport& report) {
     return (report.type & CL_DEVICE_TYPE_CPU) != 0;
 }
@@ -59,13 +72,13 @@ HostStream::HostStream(Reducer& reducer, std::uint64_t first, std::uint64_t leng
     : reducer_(reducer)
     , copy_queue_(reducer.device_queue().context, reducer.device_queue().device,
                   cl::QueueProperties::Profiling)
-    , chunk_(chunk)
+    , chunk_(layout_chunk(chunk, length, in_place ? in_place_alignment(reducer) : 1))
     , in_place_(in_place) {
     const auto size = reducer.value_size();
     const auto& context = reducer.device_queue().context;
     if (in_place_) {
         // Page-aligned, so that the device may use the memory as it is.
-        const std::size_t page = 4096;
+        const std::size_t page = std::max<std::size_t>(4096, reducer.report().base_address_align);
         const auto bytes = (length * size + page - 1) / page * page;
         plain_memory_ = {static_cast<unsigned char*>(std::aligned_alloc(page, bytes)), std::free};
         if (!plain_memory_)
@@ -97,6 +110,10 @@ HostStream::HostStream(Reducer& reducer, std::uint64_t first, std::uint64_t leng
 
 HostStream::~HostStream() {
     try {
+        // After an exception mid-stream, uploads and launches may still read the host memory
+        // that is about to go.
+        copy_queue_.finish();
+        reducer_.device_queue().queue.finish();
         for (const auto& block : blocks_)
             if (block.pinned())
                 reducer_.device_queue().queue.enqueueUnmapMemObject(block.pinned, block.data);
@@ -153,6 +170,10 @@ StreamedRun HostStream::reduce(std::uint64_t length) {
             ready.push_back(uploads.back());
         }
         launches.push_back(reducer_.enqueue_piece(piece, partials_, first_partial, ready));
+        // A later upload waits for this launch: a driver that holds commands until a flush
+        // would otherwise hold the launch, and with it the upload, until finish_pieces flushes.
+        if (!in_place_)
+            reducer_.device_queue().queue.flush();
         pieces.push_back({plan_passes(piece.length, reducer_.shape()).front(), 0});
         first_partial += reducer_.partials_of(piece.length);
     }
@@ -222,20 +243,19 @@ ExitCode run_streamed(Reducer& reducer, const SelectedDevice& selected, const Op
         out << to_string(measurement.runs.front().value) << '\n';
     } else {
         out << "host input      " << (stream.in_place() ? "read in place" : "pinned")
-            << ", chunks of " << chunk << " values"
+            << ", chunks of " << stream.chunk() << " values"
             << (stream.in_place() ? " (a CPU device: CL_MEM_USE_HOST_PTR, no copy)"
                                   : ", three device buffers in turn")
             << '\n';
         print_measurement(out, measurement);
         if (!stream.in_place()) {
-            const auto gbps = [&](const std::vector<double>& us) {
-                return fixed(gigabytes_per_second(bytes, summarize(us).min)) + " GB/s (" +
-                       fixed(summarize(us).min) + " us)";
+            const auto timing = [&](const std::vector<double>& us) {
+                return timing_text(summarize(us), bytes, us.size() > 1);
             };
-            out << "upload          " << gbps(upload) << ", the uploads' own time\n"
-                << "end to end      " << gbps(end_to_end)
+            out << "upload          " << timing(upload) << ", the uploads' own time\n"
+                << "end to end      " << timing(end_to_end)
                 << ", first upload's start to the result\n"
-                << "copy ceiling    " << gbps(copy) << ", the same uploads alone, back to back\n";
+                << "copy ceiling    " << timing(copy) << ", the same uploads alone, back to back\n";
         }
     }
     out.flush();
