@@ -3,6 +3,7 @@
 #include "clreduce/finish.hpp"
 #include "clreduce/reference.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <iomanip>
 #include <ostream>
@@ -48,6 +49,18 @@ std::string verdict(const Measurement& measurement) {
     return " (matches the host reference " + to_string(expected) + ": error " +
            to_string(measurement.largest_error()) + ", within the bound " +
            to_string(measurement.tolerance) + ")";
+}
+
+/// An input in several buffers lists the first few launches of its first pass and the last.
+constexpr std::size_t most_pieces_listed = 8;
+constexpr std::size_t first_pieces_listed = 3;
+
+/// Pass i's label: 1, 2, ...; an input in several buffers: 1.1, 1.2, ... for the first pass's
+/// launch per buffer, then 2, 3, ...
+std::string pass_label(std::size_t i, std::size_t pieces) {
+    if (i < pieces)
+        return "1." + std::to_string(i + 1);
+    return std::to_string(pieces == 0 ? i + 1 : i - pieces + 2);
 }
 
 std::string percent(double part, double whole) {
@@ -121,19 +134,24 @@ void print_plan(std::ostream& out, const std::vector<Pass>& passes) {
 void print_measurement(std::ostream& out, const Measurement& measurement) {
     const bool repeated = measurement.runs.size() > 1;
     const auto& passes = measurement.runs.front().passes;
-    out << "pass           in ->          out   work-groups x size   "
-        << (repeated ? "  min us  median us" : "device us") << "      GB/s\n";
     const auto pieces = measurement.runs.front().pieces;
+    const int width = std::max<int>(4, static_cast<int>(pass_label(pieces - 1, pieces).size()));
+    out << std::string(width - 4, ' ')
+        << "pass           in ->          out   work-groups x size   "
+        << (repeated ? "  min us  median us" : "device us") << "      GB/s\n";
     for (std::size_t i = 0; i < passes.size(); ++i) {
+        if (pieces > most_pieces_listed && i >= first_pieces_listed && i + 1 < pieces) {
+            if (i == first_pieces_listed)
+                out << std::setw(width) << "..."
+                    << "  " << pieces - first_pieces_listed - 1 << " launches more, "
+                    << pass_label(i, pieces) << " to " << pass_label(pieces - 2, pieces) << '\n';
+            continue;
+        }
         const auto& pass = passes[i].pass;
         const auto us = measurement.pass_us(i);
-        // An input in several buffers: pass 1 is one launch per buffer, 1.1, 1.2, ...
-        const auto label = i < pieces    ? "1." + std::to_string(i + 1)
-                           : pieces == 0 ? std::to_string(i + 1)
-                                         : std::to_string(i - pieces + 2);
-        out << std::setw(4) << label << std::setw(13) << pass.in << " -> " << std::setw(12)
-            << pass.out() << std::setw(14) << pass.work_groups << " x " << std::setw(4)
-            << pass.work_group_size << std::setw(12) << fixed(us.min);
+        out << std::setw(width) << pass_label(i, pieces) << std::setw(13) << pass.in << " -> "
+            << std::setw(12) << pass.out() << std::setw(14) << pass.work_groups << " x "
+            << std::setw(4) << pass.work_group_size << std::setw(12) << fixed(us.min);
         if (repeated)
             out << std::setw(11) << fixed(us.median);
         out << std::setw(10)

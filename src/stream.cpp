@@ -58,9 +58,10 @@ std::uint64_t stream_chunk(const Reducer& reducer, std::uint64_t length, std::ui
 
 std::uint64_t layout_chunk(std::uint64_t requested, std::uint64_t length,
                            std::uint64_t align_values) {
-    if (requested >= length)
-        return length;
-    return std::max(requested / align_values, std::uint64_t{1}) * align_values;
+    // Rounded up, so that the chunks are no more than asked for (no larger than the largest
+    // buffer either, which is a multiple of the alignment).
+    const auto aligned = (requested + align_values - 1) / align_values * align_values;
+    return std::min(aligned, length);
 }
 
 bool reads_in_place(const DeviceReport& report) {

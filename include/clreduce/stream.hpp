@@ -32,13 +32,13 @@ struct StreamedRun {
 bool reads_in_place(const DeviceReport& report);
 
 /// The chunk a stream of `length` values takes: `requested`, at most `length` (one chunk);
-/// shorter than the length, a multiple of `align_values` (at least one).
+/// shorter than the length, rounded up to a multiple of `align_values`.
 std::uint64_t layout_chunk(std::uint64_t requested, std::uint64_t length,
                            std::uint64_t align_values);
 
 /// Host memory holding `length` random values of the reducer's type, and the means to
 /// stream any prefix of it through the device in chunks of `chunk` values (at most
-/// `length`; read in place, rounded down to a multiple of CL_DEVICE_MEM_BASE_ADDR_ALIGN so
+/// `length`; read in place, rounded up to a multiple of CL_DEVICE_MEM_BASE_ADDR_ALIGN so
 /// that every chunk starts aligned for the kernel's vector loads: chunk() says what it took).
 /// Copied, the memory is pinned (CL_MEM_ALLOC_HOST_PTR, mapped, in blocks no larger than one buffer
 /// may be) and three device buffers take the chunks in turn; `in_place`, the device reads each
