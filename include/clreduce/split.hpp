@@ -20,9 +20,10 @@ namespace clreduce {
 /// that differ by at most one value.
 std::vector<std::uint64_t> split_shares(std::uint64_t length, const std::vector<double>& speeds);
 
-/// Reduces options.length random values split across `devices`, reports each device's
-/// share and passes and the overall time on the host's clock, and validates each share and
-/// the combined result against the host reference.
+/// Reduces options.length random values split across `devices` (the first options.length of
+/// them when there are fewer values than devices), reports each device's share and passes
+/// and the overall time on the host's clock, and validates each share and the combined
+/// result against the host reference.
 ExitCode run_split(const std::vector<SelectedDevice>& devices, const Options& options,
                    const std::string& kernel_text, std::ostream& out);
 
