@@ -164,11 +164,6 @@ uint arrive(global uint* arrivals) {
                                      memory_order_acq_rel, memory_scope_device);
 }
 
-void rearm(global uint* arrivals) {
-    atomic_store_explicit((volatile global atomic_uint*)arrivals, 0u, memory_order_relaxed,
-                          memory_scope_device);
-}
-
 #else
 
 // NVIDIA's compiler makes mem_fence(CLK_GLOBAL_MEM_FENCE) a fence within the work-group
@@ -189,14 +184,11 @@ uint arrive(global uint* arrivals) {
     return arrived;
 }
 
-void rearm(global uint* arrivals) {
-    atomic_xchg((volatile global uint*)arrivals, 0u);
-}
-
 #endif
 
 // `partials` holds get_num_groups(0) values; the result goes to result[0]. `arrivals` is 0
-// before the launch, and the last work-group sets it back to 0 for the next one.
+// before the launch: the host fills it before each one, so that a launch that did not
+// complete leaves no count behind for the next.
 kernel void reduce_and_finish(global const value_t* in, global value_t* partials,
                               global value_t* result, ulong length, local value_t* scratch,
                               global uint* arrivals) {
@@ -217,10 +209,8 @@ kernel void reduce_and_finish(global const value_t* in, global value_t* partials
     for (size_t i = get_local_id(0); i < get_num_groups(0); i += get_local_size(0))
         value = op(value, arrived_partials[i]);
     const value_t total = reduce_work_group(value, scratch);
-    if (get_local_id(0) == 0) {
+    if (get_local_id(0) == 0)
         result[0] = total;
-        rearm(arrivals);
-    }
 }
 
 // The benchmark's streaming-read ceiling: the same reads as a pass's first step, with nothing

@@ -138,6 +138,7 @@ DeviceReport query_report(const cl::Device& device) {
     report.local_memory = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
     report.max_work_item_size = device.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>().at(0);
     report.address_bits = device.getInfo<CL_DEVICE_ADDRESS_BITS>();
+    report.base_address_align = device.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN>() / 8;
     return report;
 }
 

@@ -2,6 +2,10 @@
 
 #include "clreduce/errors.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <vector>
+
 namespace clreduce {
 namespace {
 
@@ -27,6 +31,47 @@ bool fences_global_memory(std::string_view code) {
     return false;
 }
 
+/// The qualifiers of a PTX instruction such as ld.volatile.global.u32: volatile, global, u32.
+std::vector<std::string_view> qualifiers_of(std::string_view opcode) {
+    std::vector<std::string_view> qualifiers;
+    for (auto dot = opcode.find('.'); dot != std::string_view::npos;) {
+        const auto next = opcode.find('.', dot + 1);
+        qualifiers.push_back(opcode.substr(
+            dot + 1, next == std::string_view::npos ? std::string_view::npos : next - dot - 1));
+        dot = next;
+    }
+    return qualifiers;
+}
+
+/// Whether a load reads memory that other work-groups wrote past any cache that may hold
+/// what an earlier launch left there: ld.volatile, or ld.relaxed/ld.acquire at .gpu or .sys
+/// scope. Loads from shared, local, param or const memory hold nothing of other work-groups.
+bool load_sees_other_work_groups(std::string_view opcode) {
+    const auto qualifiers = qualifiers_of(opcode);
+    const auto has = [&](std::string_view name) {
+        return std::find(qualifiers.begin(), qualifiers.end(), name) != qualifiers.end();
+    };
+    if (has("shared") || has("local") || has("param") || has("const"))
+        return true;
+    return has("volatile") || ((has("relaxed") || has("acquire")) && (has("gpu") || has("sys")));
+}
+
+/// Whether every load in `code` (ld., and ldu., which reads through the read-only cache) sees
+/// the other work-groups' stores: the last work-group's loads of the partials.
+bool loads_see_other_work_groups(std::string_view code) {
+    for (auto at = code.find("ld"); at != std::string_view::npos; at = code.find("ld", at + 2)) {
+        const bool starts_instruction =
+            at == 0 || std::isspace(static_cast<unsigned char>(code[at - 1]));
+        const auto end = code.find_first_of(" \t\n;", at);
+        const auto opcode = code.substr(at, end == std::string_view::npos ? end : end - at);
+        if (!starts_instruction || !(opcode.rfind("ld.", 0) == 0 || opcode.rfind("ldu.", 0) == 0))
+            continue;
+        if (opcode.rfind("ldu.", 0) == 0 || !load_sees_other_work_groups(opcode))
+            return false;
+    }
+    return true;
+}
+
 } // namespace
 
 bool compiles_to_ptx(const DeviceReport& report) {
@@ -47,11 +92,12 @@ std::string missing_ordered_atomics(const DeviceReport& report) {
            " and " + std::string(device_scope_feature);
 }
 
-bool fences_proven(std::string_view binary, std::string_view kernel) {
+bool ordering_proven(std::string_view binary, std::string_view kernel) {
     const auto entry = ptx_entry(binary, kernel);
     const auto atomic = entry.find("atom.");
     return atomic != std::string_view::npos && fences_global_memory(entry.substr(0, atomic)) &&
-           fences_global_memory(entry.substr(atomic));
+           fences_global_memory(entry.substr(atomic)) &&
+           loads_see_other_work_groups(entry.substr(atomic));
 }
 
 Finish choose_finish(Factor factor, std::optional<Finish> requested) {
@@ -70,7 +116,7 @@ Finish choose_finish(Factor factor, std::optional<Finish> requested) {
 Finish confirm_finish(const DeviceReport& report, Finish chosen, std::optional<Finish> requested,
                       const std::function<std::string()>& compiled_binary) {
     if (chosen == Finish::passes || finish_ordering(report) == FinishOrdering::memory_model ||
-        fences_proven(compiled_binary(), finishing_kernel))
+        ordering_proven(compiled_binary(), finishing_kernel))
         return chosen;
     if (!requested)
         return Finish::passes;
@@ -78,7 +124,8 @@ Finish confirm_finish(const DeviceReport& report, Finish chosen, std::optional<F
                   "device '" + report.name +
                       "' cannot finish in the last work-group: " + missing_ordered_atomics(report) +
                       ", and its compiled kernel does not show device-wide fences around the "
-                      "atomic (only NVIDIA's PTX can be checked); --finish passes runs everywhere");
+                      "atomic and coherent loads of the partials after it (only NVIDIA's PTX can "
+                      "be checked); --finish passes runs everywhere");
 }
 
 std::string describe_finish_support(const DeviceReport& report) {

@@ -16,6 +16,18 @@ namespace {
     throw Failure(ExitCode::usage, message + " (see --help)");
 }
 
+/// Each buffer or chunk is a launch of its own and a line of the report: past most_pieces,
+/// the run would spend its time on launches and bookkeeping, not on reducing.
+void refuse_too_many_pieces(std::uint64_t length, std::uint64_t per_piece,
+                            const std::string& option, const std::string& pieces) {
+    const auto count = length / per_piece + (length % per_piece != 0 ? 1 : 0);
+    if (count > most_pieces)
+        usage_error(option + " " + std::to_string(per_piece) + " cuts " + std::to_string(length) +
+                    " values into " + std::to_string(count) + " " + pieces + ", more than " +
+                    std::to_string(most_pieces) + ": give it at least " +
+                    std::to_string(length / most_pieces + (length % most_pieces != 0 ? 1 : 0)));
+}
+
 /// A decimal number or 2^N, with nothing around it: no sign, no space, no suffix.
 std::uint64_t parse_unsigned(const std::string& text, const std::string& what) {
     const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
@@ -270,11 +282,15 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
                         " is not a power of two");
         options.work_group_size = limit;
     }
-    if (max_buffer.isSet())
+    if (max_buffer.isSet()) {
         options.max_buffer = parse_count(max_buffer.getValue(), "--max-buffer");
+        refuse_too_many_pieces(options.length, options.max_buffer, "--max-buffer", "buffers");
+    }
     options.host_input = host_input.isSet();
-    if (chunk.isSet())
+    if (chunk.isSet()) {
         options.chunk = parse_count(chunk.getValue(), "--chunk");
+        refuse_too_many_pieces(options.length, options.chunk, "--chunk", "chunks");
+    }
     options.seed = parse_unsigned(seed.getValue(), "--seed");
     if (input.isSet())
         options.input = input.getValue();

@@ -32,10 +32,21 @@ std::uint64_t log2_of(std::uint64_t power_of_two) {
 
 } // namespace
 
+WorkGroupBound work_group_bound(const WorkGroupLimits& limits) {
+    WorkGroupBound bound{limits.kernel, "CL_KERNEL_WORK_GROUP_SIZE"};
+    if (limits.work_item < bound.size)
+        bound = {limits.work_item, "CL_DEVICE_MAX_WORK_ITEM_SIZES[0]"};
+    const std::uint64_t local_memory_items = limits.local_memory_free / limits.value_size;
+    if (local_memory_items < bound.size)
+        bound = {local_memory_items,
+                 "the local memory beside the kernel's own, one value per work-item "
+                 "(CL_DEVICE_LOCAL_MEM_SIZE)"};
+    bound.size = std::max<std::uint64_t>(bound.size, 1);
+    return bound;
+}
+
 std::size_t choose_work_group_size(const WorkGroupLimits& limits) {
-    std::uint64_t bound = std::min<std::uint64_t>(limits.kernel, limits.work_item);
-    bound =
-        std::max<std::uint64_t>(std::min(bound, limits.local_memory_free / limits.value_size), 1);
+    const std::uint64_t bound = work_group_bound(limits).size;
     const std::uint64_t wanted =
         limits.wanted == 0 ? bound : std::min<std::uint64_t>(limits.wanted, bound);
     const std::uint64_t smallest = std::min<std::uint64_t>(limits.smallest, bound);

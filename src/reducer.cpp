@@ -7,17 +7,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <limits>
 #include <stdexcept>
 
 namespace clreduce {
 namespace {
 
-/// "16.0 GiB" for a count of values of `size` bytes, without overflowing for absurd counts.
-std::string gibibytes_of(std::uint64_t values, std::size_t size) {
+/// "16.0 GiB" for `bytes`, a double so that absurd sizes do not overflow.
+std::string gibibytes_of(double bytes) {
     char text[32];
-    std::snprintf(text, sizeof text, "%.1f GiB",
-                  static_cast<double>(values) * static_cast<double>(size) /
-                      (1024.0 * 1024.0 * 1024.0));
+    std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
     return text;
 }
 
@@ -42,6 +41,17 @@ void poll_until_complete(const cl::Event& event) {
     }
     if (status < 0)
         throw cl::Error(status, "waiting for the result");
+}
+
+/// A --work-group-size past what the device runs the kernels with is refused, not shrunk.
+void refuse_past_bound(std::size_t work_group_size, const WorkGroupBound& bound,
+                       const std::string& device_name) {
+    if (work_group_size > bound.size)
+        throw Failure(ExitCode::unsupported,
+                      "--work-group-size " + std::to_string(work_group_size) +
+                          " is more than device '" + device_name +
+                          "' runs the kernels with: at most " + std::to_string(bound.size) +
+                          " work-items, " + bound.limit);
 }
 
 } // namespace
@@ -91,9 +101,7 @@ Reducer::Reducer(const DeviceQueue& device_queue, const DeviceReport& report, co
         confirm_finish(report, finish_, recipe.finish, [&] { return program_binary(program_); });
     pass_kernel_ = cl::Kernel(program_, "reduce");
     finishing_kernel_ = cl::Kernel(program_, "reduce_and_finish");
-    const cl_uint no_arrivals = 0;
-    arrivals_ = cl::Buffer(device_queue_.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                           sizeof no_arrivals, const_cast<cl_uint*>(&no_arrivals));
+    arrivals_ = cl::Buffer(device_queue_.context, CL_MEM_READ_WRITE, sizeof(cl_uint));
     // Drivers copy into pinned memory directly, where other memory goes through a staging copy.
     result_buffer_ =
         cl::Buffer(device_queue_.context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, value_size());
@@ -115,8 +123,10 @@ Reducer::Reducer(const DeviceQueue& device_queue, const DeviceReport& report, co
     if (report.type & CL_DEVICE_TYPE_CPU)
         limits.wanted =
             pass_kernel_.getWorkGroupInfo<CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE>(device);
-    if (recipe.work_group_size != 0)
+    if (recipe.work_group_size != 0) {
+        refuse_past_bound(recipe.work_group_size, work_group_bound(limits), report.name);
         limits.wanted = recipe.work_group_size;
+    }
     // PoCL 5.0 aborts (its kernel library lacks __pocl_work_group_alloca) when a sub-group
     // kernel runs in work-groups of fewer than 4 work-items.
     if (recipe.path == Path::sub_group)
@@ -134,20 +144,28 @@ Reducer::~Reducer() {
 }
 
 void Reducer::check_fits(std::uint64_t length, std::uint64_t per_buffer) const {
-    const auto size = value_size();
-    std::uint64_t partials = 0; // several pieces each leave their partials
+    // In 128 bits: a length near 2^64 with its partials and temporaries would wrap around 64.
+    using Wide = unsigned __int128;
+    Wide partials = 0; // several pieces each leave their partials
     if (length > per_buffer) {
         const auto rest = length % per_buffer;
-        partials = length / per_buffer * partials_of(per_buffer) + (rest ? partials_of(rest) : 0);
+        partials =
+            Wide{length / per_buffer} * partials_of(per_buffer) + (rest ? partials_of(rest) : 0);
     }
-    const auto temporaries = temporary_values(plan(partials == 0 ? length : partials));
-    const std::uint64_t needed = length + partials + temporaries[0] + temporaries[1];
-    const std::uint64_t available = report_.global_memory / size;
+    Wide needed = Wide{length} + partials;
+    const Wide reduced = partials == 0 ? length : partials; // what the finish reduces
+    if (reduced <= std::numeric_limits<std::uint64_t>::max()) {
+        const auto temporaries = temporary_values(plan(static_cast<std::uint64_t>(reduced)));
+        needed += Wide{temporaries[0]} + temporaries[1];
+    } // else the partials alone are past any memory
+    const std::uint64_t available = report_.global_memory / value_size();
     if (needed > available)
         throw Failure(ExitCode::unsupported,
-                      "length " + std::to_string(length) + " needs " + gibibytes_of(needed, size) +
+                      "length " + std::to_string(length) + " needs " +
+                          gibibytes_of(static_cast<double>(needed) * value_size()) +
                           " with its temporaries, but device '" + report_.name + "' has " +
-                          gibibytes_of(available, size) + " (CL_DEVICE_GLOBAL_MEM_SIZE)");
+                          gibibytes_of(static_cast<double>(report_.global_memory)) +
+                          " (CL_DEVICE_GLOBAL_MEM_SIZE)");
 }
 
 void Reducer::size_temporary(std::size_t which, std::uint64_t values) {
@@ -247,6 +265,12 @@ Reduction Reducer::finish_pieces(const cl::Buffer& partials, std::uint64_t count
     for (std::size_t which = 0; which < 2; ++which)
         size_temporary(which, temporaries[which]);
 
+    // A finishing launch counts its work-groups in from 0. The count is set before each one,
+    // so that a launch that did not complete (an error, an abort) leaves nothing behind.
+    cl::Event arrivals_set;
+    if (passes.front().finishes)
+        device_queue_.queue.enqueueFillBuffer(arrivals_, cl_uint{0}, 0, sizeof(cl_uint), nullptr,
+                                              &arrivals_set);
     std::vector<cl::Event> events(passes.size());
     enqueue(passes.front(), partials, 0, events.front());
     for (std::size_t i = 1; i < passes.size(); ++i)
@@ -268,7 +292,10 @@ Reduction Reducer::finish_pieces(const cl::Buffer& partials, std::uint64_t count
     for (std::size_t i = 0; i < passes.size(); ++i)
         reduction.passes.push_back(
             {passes[i], event_us<CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END>(events[i])});
-    const auto& first = piece_events.empty() ? events.front() : piece_events.front();
+    // The span is the reduction's whole cost on the device: the count's fill included.
+    const auto& first = !piece_events.empty() ? piece_events.front()
+                        : arrivals_set()      ? arrivals_set
+                                              : events.front();
     reduction.span_us =
         static_cast<double>(events.back().getProfilingInfo<CL_PROFILING_COMMAND_END>() -
                             first.getProfilingInfo<CL_PROFILING_COMMAND_START>()) /

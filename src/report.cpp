@@ -3,6 +3,7 @@
 #include "clreduce/finish.hpp"
 #include "clreduce/reference.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <iomanip>
 #include <ostream>
@@ -35,13 +36,6 @@ std::string json_string(const std::string& text) {
     return quoted + '"';
 }
 
-/// "min / median us (GB/s)" of a statistic over `bytes` read.
-std::string timing_text(const Statistic& us, std::uint64_t bytes, bool repeated) {
-    return (repeated ? "min " + fixed(us.min) + " us, median " + fixed(us.median) + " us"
-                     : fixed(us.min) + " us") +
-           " (" + fixed(gigabytes_per_second(bytes, us.min)) + " GB/s)";
-}
-
 /// How the first run's result compares with the host reference, and by which check.
 std::string verdict(const Measurement& measurement) {
     const auto expected = to_string(measurement.expected.value);
@@ -59,6 +53,18 @@ std::string verdict(const Measurement& measurement) {
            to_string(measurement.largest_error()) + ", within the bound " + bound + ")";
 }
 
+/// An input in several buffers lists the first few launches of its first pass and the last.
+constexpr std::size_t most_pieces_listed = 8;
+constexpr std::size_t first_pieces_listed = 3;
+
+/// Pass i's label: 1, 2, ...; an input in several buffers: 1.1, 1.2, ... for the first pass's
+/// launch per buffer, then 2, 3, ...
+std::string pass_label(std::size_t i, std::size_t pieces) {
+    if (i < pieces)
+        return "1." + std::to_string(i + 1);
+    return std::to_string(pieces == 0 ? i + 1 : i - pieces + 2);
+}
+
 std::string percent(double part, double whole) {
     return fixed(100.0 * part / whole, 1) + "%";
 }
@@ -71,6 +77,17 @@ std::string timing_note(const Options& options) {
 }
 
 } // namespace
+
+std::string timing_text(const Statistic& us, std::uint64_t bytes, bool repeated) {
+    return (repeated ? "min " + fixed(us.min) + " us, median " + fixed(us.median) + " us"
+                     : fixed(us.min) + " us") +
+           " (" + fixed(gigabytes_per_second(bytes, us.min)) + " GB/s)";
+}
+
+void print_result(std::ostream& out, const Measurement& measurement) {
+    out << "result          " << to_string(measurement.runs.front().value) << verdict(measurement)
+        << '\n';
+}
 
 void print_title(std::ostream& out, const Options& options) {
     out << "clreduce " << CLREDUCE_VERSION << ": " << name_of(options.op) << " of "
@@ -121,19 +138,24 @@ void print_plan(std::ostream& out, const std::vector<Pass>& passes) {
 void print_measurement(std::ostream& out, const Measurement& measurement) {
     const bool repeated = measurement.runs.size() > 1;
     const auto& passes = measurement.runs.front().passes;
-    out << "pass           in ->          out   work-groups x size   "
-        << (repeated ? "  min us  median us" : "device us") << "      GB/s\n";
     const auto pieces = measurement.runs.front().pieces;
+    const int width = std::max<int>(4, static_cast<int>(pass_label(pieces - 1, pieces).size()));
+    out << std::string(width - 4, ' ')
+        << "pass           in ->          out   work-groups x size   "
+        << (repeated ? "  min us  median us" : "device us") << "      GB/s\n";
     for (std::size_t i = 0; i < passes.size(); ++i) {
+        if (pieces > most_pieces_listed && i >= first_pieces_listed && i + 1 < pieces) {
+            if (i == first_pieces_listed)
+                out << std::setw(width) << "..."
+                    << "  " << pieces - first_pieces_listed - 1 << " launches more, "
+                    << pass_label(i, pieces) << " to " << pass_label(pieces - 2, pieces) << '\n';
+            continue;
+        }
         const auto& pass = passes[i].pass;
         const auto us = measurement.pass_us(i);
-        // An input in several buffers: pass 1 is one launch per buffer, 1.1, 1.2, ...
-        const auto label = i < pieces    ? "1." + std::to_string(i + 1)
-                           : pieces == 0 ? std::to_string(i + 1)
-                                         : std::to_string(i - pieces + 2);
-        out << std::setw(4) << label << std::setw(13) << pass.in << " -> " << std::setw(12)
-            << pass.out() << std::setw(14) << pass.work_groups << " x " << std::setw(4)
-            << pass.work_group_size << std::setw(12) << fixed(us.min);
+        out << std::setw(width) << pass_label(i, pieces) << std::setw(13) << pass.in << " -> "
+            << std::setw(12) << pass.out() << std::setw(14) << pass.work_groups << " x "
+            << std::setw(4) << pass.work_group_size << std::setw(12) << fixed(us.min);
         if (repeated)
             out << std::setw(11) << fixed(us.median);
         out << std::setw(10)
@@ -151,8 +173,7 @@ void print_measurement(std::ostream& out, const Measurement& measurement) {
             << " of its speed\n";
     out << "host reference  " << timing_text(measurement.host_reference_us, bytes, repeated) << ", "
         << measurement.expected.method << '\n';
-    out << "result          " << to_string(measurement.runs.front().value) << verdict(measurement)
-        << '\n';
+    print_result(out, measurement);
 }
 
 void print_json(std::ostream& out, const Measurement& measurement, const Reducer& reducer,

@@ -78,7 +78,7 @@ void place_shares(std::vector<Part>& parts, const Options& options,
                                  stream_chunk(reducer, part.length, options.chunk), options.seed);
             continue;
         }
-        const auto per_buffer = buffer_values(reducer.report(), reducer.type(), 0);
+        const auto per_buffer = buffer_values(reducer.report(), reducer.type(), options.max_buffer);
         reducer.check_fits(part.length, per_buffer);
         part.input = std::make_unique<DeviceInput>(
             *part.queue, values->part(part.first, part.length), per_buffer);
@@ -189,12 +189,16 @@ Measurement measure_whole(std::vector<Part>& parts, const std::vector<SplitRun>&
     return whole;
 }
 
-void print_split(std::ostream& out, const std::vector<Part>& parts,
+void print_split(std::ostream& out, const std::vector<Part>& parts, std::size_t named,
                  const std::vector<double>& speeds, const std::vector<SplitRun>& runs,
                  const Measurement& whole, const Options& options) {
     print_title(out, options);
-    out << "split    " << parts.size()
-        << " devices, shares in proportion to their speed in the warm-up"
+    out << "split    " << parts.size();
+    if (parts.size() < named)
+        out << " of the " << named << " devices named, as many as there are values";
+    else
+        out << " devices";
+    out << ", shares in proportion to their speed in the warm-up"
         << (options.host_input ? ", each streaming its share from host memory" : "") << '\n';
     for (std::size_t i = 0; i < parts.size(); ++i) {
         const auto& part = parts[i];
@@ -203,36 +207,46 @@ void print_split(std::ostream& out, const std::vector<Part>& parts,
                      1)
             << "%), warm-up speed " << fixed(speeds[i] / 1e3) << " G values/s\n";
         print_setup(out, part.selected, *part.reducer, options);
+        if (options.verbosity == Verbosity::verbose)
+            print_plan(out, part.reducer->plan(part.length));
         print_measurement(out, part.measurement);
     }
     std::vector<double> overall;
     for (const auto& run : runs)
         overall.push_back(run.host_us);
-    const auto time = summarize(overall);
-    out << "\noverall         min " << fixed(time.min) << " us, median " << fixed(time.median)
-        << " us (" << fixed(gigabytes_per_second(whole.bytes(), time.min))
-        << " GB/s), the first device's start to the last one's end, on the host's clock\n"
-        << "result          " << to_string(whole.runs.front().value)
-        << (whole.valid()
-                ? " (matches the host reference)"
-                : " (WRONG: the host reference is " + to_string(whole.expected.value) + ")")
-        << '\n';
+    out << "\noverall         " << timing_text(summarize(overall), whole.bytes(), runs.size() > 1)
+        << ", the first device's start to the last one's end, on the host's clock\n";
+    print_result(out, whole);
 }
 
 } // namespace
 
 std::vector<std::uint64_t> split_shares(std::uint64_t length, const std::vector<double>& speeds) {
     const double total = std::accumulate(speeds.begin(), speeds.end(), 0.0);
+    const bool one_each = length >= speeds.size();
     std::vector<std::uint64_t> shares;
-    std::uint64_t given = 0;
-    for (std::size_t i = 0; i + 1 < speeds.size(); ++i) {
-        auto share = static_cast<std::uint64_t>(static_cast<double>(length) * speeds[i] / total);
-        share = std::clamp<std::uint64_t>(share, length - given >= speeds.size() - i ? 1 : 0,
-                                          length - given);
-        shares.push_back(share);
-        given += share;
+    std::vector<double> fractions; // what rounding down left of each exact share
+    for (const auto speed : speeds) {
+        const double exact = static_cast<double>(length) * speed / total;
+        const auto share = std::min(static_cast<std::uint64_t>(exact), length);
+        shares.push_back(one_each ? std::max<std::uint64_t>(share, 1) : share);
+        fractions.push_back(exact - static_cast<double>(share));
     }
-    shares.push_back(length - given);
+    // Largest fractions first; ties to the later device, so that two equal devices sharing an
+    // odd length give the extra value to the second.
+    std::vector<std::size_t> order(speeds.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return fractions[a] > fractions[b] || (fractions[a] == fractions[b] && a > b);
+    });
+    std::uint64_t given = std::accumulate(shares.begin(), shares.end(), std::uint64_t{0});
+    for (std::size_t i = 0; given < length; i = (i + 1) % order.size(), ++given)
+        ++shares[order[i]];
+    // Raising a share to one value may have given too many: take them from the largest.
+    while (given > length) {
+        --*std::max_element(shares.begin(), shares.end());
+        --given;
+    }
     return shares;
 }
 
@@ -244,13 +258,13 @@ ExitCode run_split(const std::vector<SelectedDevice>& devices, const Options& op
                       std::string(options.mode == Mode::sweep ? "--sweep" : "--json") +
                           " reports one device, and --device names " +
                           std::to_string(devices.size()) + " (see --help)");
-    auto parts = build_parts(devices, options, kernel_text);
+    // A device without a value would have nothing to reduce: the first `length` devices do it.
+    const std::vector<SelectedDevice> used(
+        devices.begin(), devices.begin() + static_cast<std::ptrdiff_t>(std::min<std::uint64_t>(
+                                               devices.size(), options.length)));
+    auto parts = build_parts(used, options, kernel_text);
     if (!file)
         refuse_past_host_memory(options.length, parts.front().reducer->value_size());
-    if (options.length < parts.size())
-        throw Failure(ExitCode::unsupported, "length " + std::to_string(options.length) +
-                                                 " is shorter than the " +
-                                                 std::to_string(parts.size()) + " devices");
     // The file's values, or a random draw; random host input is drawn by each stream.
     HostValues drawn;
     std::optional<ValuesView> values;
@@ -290,7 +304,7 @@ ExitCode run_split(const std::vector<SelectedDevice>& devices, const Options& op
     if (options.verbosity == Verbosity::quiet)
         out << to_string(whole.runs.front().value) << '\n';
     else
-        print_split(out, parts, speeds, runs, whole, options);
+        print_split(out, parts, devices.size(), speeds, runs, whole, options);
     out.flush();
     for (const auto& part : parts)
         refuse_wrong_result(part.measurement);

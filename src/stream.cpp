@@ -36,9 +36,14 @@ double lead_us(const cl::Event& first, const cl::Event& second) {
 
 /// Whether the device may take `data` as a buffer's start: it assumes
 /// CL_DEVICE_MEM_BASE_ADDR_ALIGN of every buffer, and the kernel's vector loads rely on it.
-bool aligned_for(const cl::Device& device, const void* data) {
-    const auto alignment = device.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN>() / 8;
-    return reinterpret_cast<std::uintptr_t>(data) % std::max<cl_uint>(alignment, 1) == 0;
+bool aligned_for(const DeviceReport& report, const void* data) {
+    return reinterpret_cast<std::uintptr_t>(data) % std::max<std::uint64_t>(report.base_address_align, 1) == 0;
+}
+
+/// Values per CL_DEVICE_MEM_BASE_ADDR_ALIGN: a chunk read in place that is a multiple of it
+/// starts where a buffer of the device would, so the kernel's vector view of it is aligned.
+std::uint64_t in_place_alignment(const Reducer& reducer) {
+    return std::max<std::uint64_t>(reducer.report().base_address_align / reducer.value_size(), 4);
 }
 
 } // namespace
@@ -57,6 +62,14 @@ std::uint64_t stream_chunk(const Reducer& reducer, std::uint64_t length, std::ui
         1, std::min({default_chunk_bytes / reducer.value_size(), largest, length}));
 }
 
+std::uint64_t layout_chunk(std::uint64_t requested, std::uint64_t length,
+                           std::uint64_t align_values) {
+    // Rounded up, so that the chunks are no more than asked for (no larger than the largest
+    // buffer either, which is a multiple of the alignment).
+    const auto aligned = (requested + align_values - 1) / align_values * align_values;
+    return std::min(aligned, length);
+}
+
 bool reads_in_place(const DeviceReport& report) {
     return (report.type & CL_DEVICE_TYPE_CPU) != 0;
 }
@@ -65,16 +78,15 @@ HostStream::HostStream(Reducer& reducer, std::uint64_t length, std::uint64_t chu
     : reducer_(reducer)
     , copy_queue_(reducer.device_queue().context, reducer.device_queue().device,
                   cl::QueueProperties::Profiling)
-    , chunk_(chunk)
+    , chunk_(layout_chunk(chunk, length, in_place ? in_place_alignment(reducer) : 1))
     , in_place_(in_place) {
     const auto size = reducer.value_size();
     const auto& context = reducer.device_queue().context;
     if (!in_place_)
         for (std::size_t i = 0; i < staging_buffers; ++i)
-            staging_.emplace_back(context, CL_MEM_READ_ONLY, chunk * size);
-    const auto chunks = (length + chunk - 1) / chunk;
-    partials_ = cl::Buffer(context, CL_MEM_READ_WRITE,
-                           chunks * reducer.partials_of(std::min(chunk, length)) * size);
+            staging_.emplace_back(context, CL_MEM_READ_ONLY, chunk_ * size);
+    const auto chunks = (length + chunk_ - 1) / chunk_;
+    partials_ = cl::Buffer(context, CL_MEM_READ_WRITE, chunks * reducer.partials_of(chunk_) * size);
 }
 
 HostStream::HostStream(Reducer& reducer, std::uint64_t first, std::uint64_t length,
@@ -84,7 +96,7 @@ HostStream::HostStream(Reducer& reducer, std::uint64_t first, std::uint64_t leng
     const auto& context = reducer.device_queue().context;
     if (in_place_) {
         // Page-aligned, so that the device may use the memory as it is.
-        const std::size_t page = 4096;
+        const std::size_t page = std::max<std::size_t>(4096, reducer.report().base_address_align);
         const auto bytes = (length * size + page - 1) / page * page;
         plain_memory_ = {static_cast<unsigned char*>(std::aligned_alloc(page, bytes)), std::free};
         if (!plain_memory_)
@@ -94,7 +106,7 @@ HostStream::HostStream(Reducer& reducer, std::uint64_t first, std::uint64_t leng
     } else {
         // Each block is a whole number of chunks, so that no chunk straddles two.
         const std::uint64_t largest = reducer.report().largest_buffer / size;
-        values_per_block_ = std::max<std::uint64_t>(largest / chunk, 1) * chunk;
+        values_per_block_ = std::max<std::uint64_t>(largest / chunk_, 1) * chunk_;
         for (std::uint64_t first = 0; first < length; first += values_per_block_) {
             const auto count = std::min(values_per_block_, length - first);
             cl::Buffer pinned(context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, count * size);
@@ -112,7 +124,7 @@ HostStream::HostStream(Reducer& reducer, std::uint64_t first, std::uint64_t leng
 HostStream::HostStream(Reducer& reducer, const ValuesView& values, std::uint64_t chunk,
                        bool in_place)
     : HostStream(reducer, values.length, chunk,
-                 in_place && aligned_for(reducer.device_queue().device, values.data)) {
+                 in_place && aligned_for(reducer.report(), values.data)) {
     values_per_block_ = values.length;
     // Never written: the device's buffers over it are read-only.
     blocks_.push_back({cl::Buffer(), const_cast<void*>(values.data), values.length});
@@ -120,6 +132,10 @@ HostStream::HostStream(Reducer& reducer, const ValuesView& values, std::uint64_t
 
 HostStream::~HostStream() {
     try {
+        // After an exception mid-stream, uploads and launches may still read the host memory
+        // that is about to go.
+        copy_queue_.finish();
+        reducer_.device_queue().queue.finish();
         for (const auto& block : blocks_)
             if (block.pinned())
                 reducer_.device_queue().queue.enqueueUnmapMemObject(block.pinned, block.data);
@@ -176,6 +192,10 @@ StreamedRun HostStream::reduce(std::uint64_t length) {
             ready.push_back(uploads.back());
         }
         launches.push_back(reducer_.enqueue_piece(piece, partials_, first_partial, ready));
+        // A later upload waits for this launch: a driver that holds commands until a flush
+        // would otherwise hold the launch, and with it the upload, until finish_pieces flushes.
+        if (!in_place_)
+            reducer_.device_queue().queue.flush();
         pieces.push_back({plan_passes(piece.length, reducer_.shape()).front(), 0});
         first_partial += reducer_.partials_of(piece.length);
     }
@@ -260,20 +280,19 @@ ExitCode run_streamed(Reducer& reducer, const SelectedDevice& selected, const Op
             << (stream.in_place() ? "read in place"
                 : file            ? "copied from the mapped file"
                                   : "pinned")
-            << ", chunks of " << chunk << " values"
+            << ", chunks of " << stream.chunk() << " values"
             << (stream.in_place() ? " (a CPU device: CL_MEM_USE_HOST_PTR, no copy)"
                                   : ", three device buffers in turn")
             << '\n';
         print_measurement(out, measurement);
         if (!stream.in_place()) {
-            const auto gbps = [&](const std::vector<double>& us) {
-                return fixed(gigabytes_per_second(bytes, summarize(us).min)) + " GB/s (" +
-                       fixed(summarize(us).min) + " us)";
+            const auto timing = [&](const std::vector<double>& us) {
+                return timing_text(summarize(us), bytes, us.size() > 1);
             };
-            out << "upload          " << gbps(upload) << ", the uploads' own time\n"
-                << "end to end      " << gbps(end_to_end)
+            out << "upload          " << timing(upload) << ", the uploads' own time\n"
+                << "end to end      " << timing(end_to_end)
                 << ", first upload's start to the result\n"
-                << "copy ceiling    " << gbps(copy) << ", the same uploads alone, back to back\n";
+                << "copy ceiling    " << timing(copy) << ", the same uploads alone, back to back\n";
         }
     }
     out.flush();

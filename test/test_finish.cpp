@@ -35,13 +35,16 @@ DeviceReport nvidia() {
 }
 
 /// The shape of NVIDIA's PTX for reduce_and_finish, cut down to the instructions that count.
-std::string ptx(const std::string& before_atomic, const std::string& after_atomic) {
+/// The partials' load is a volatile one, as reduce.cl asks for, unless `partials_load` says
+/// otherwise.
+std::string ptx(const std::string& before_atomic, const std::string& after_atomic,
+                const std::string& partials_load = "\tld.volatile.global.u32 %r11, [%rd6];\n") {
     return ".version 8.0\n.target sm_90\n"
            ".entry reduce(\n)\n{\n\tmembar.gl;\n\tatom.global.add.u32 %r1, [%rd1], 1;\n}\n"
            ".entry reduce_and_finish(\n\t.param .u64 reduce_and_finish_param_0\n)\n{\n"
            "\tst.global.u32 [%rd4], %r9;\n" +
            before_atomic + "\tatom.global.inc.u32 %r10, [%rd5], -1;\n" + after_atomic +
-           "\tld.volatile.global.u32 %r11, [%rd6];\n\tret;\n}\n";
+           "\tld.shared.u32 %r12, [%r13];\n" + partials_load + "\tret;\n}\n";
 }
 
 std::string no_binary() {
@@ -68,18 +71,36 @@ TEST_CASE("the OpenCL C 2.0 memory model orders the last-group finish's atomics"
 
 TEST_CASE("fences count only when they stand before and after the finishing kernel's atomic",
           "[finish]") {
-    CHECK(fences_proven(ptx("\tmembar.gl;\n", "\tmembar.gl;\n"), "reduce_and_finish"));
-    CHECK(fences_proven(ptx("\tfence.sc.gpu;\n", "\tfence.acq_rel.gpu;\n"), "reduce_and_finish"));
-    CHECK_FALSE(fences_proven(ptx("", "\tmembar.gl;\n"), "reduce_and_finish"));
-    CHECK_FALSE(fences_proven(ptx("\tmembar.gl;\n", ""), "reduce_and_finish"));
+    CHECK(ordering_proven(ptx("\tmembar.gl;\n", "\tmembar.gl;\n"), "reduce_and_finish"));
+    CHECK(ordering_proven(ptx("\tfence.sc.gpu;\n", "\tfence.acq_rel.gpu;\n"), "reduce_and_finish"));
+    CHECK_FALSE(ordering_proven(ptx("", "\tmembar.gl;\n"), "reduce_and_finish"));
+    CHECK_FALSE(ordering_proven(ptx("\tmembar.gl;\n", ""), "reduce_and_finish"));
     // A fence within the work-group (membar.cta) orders nothing across work-groups.
-    CHECK_FALSE(fences_proven(ptx("\tmembar.cta;\n", "\tmembar.cta;\n"), "reduce_and_finish"));
+    CHECK_FALSE(ordering_proven(ptx("\tmembar.cta;\n", "\tmembar.cta;\n"), "reduce_and_finish"));
     // Another kernel's fences prove nothing, nor does a binary that is not PTX.
-    CHECK_FALSE(fences_proven(ptx("", ""), "reduce_and_finish"));
-    CHECK_FALSE(fences_proven("\x7f"
-                              "ELF binary with membar.gl atom. inside",
-                              "reduce_and_finish"));
-    CHECK_FALSE(fences_proven("", "reduce_and_finish"));
+    CHECK_FALSE(ordering_proven(ptx("", ""), "reduce_and_finish"));
+    CHECK_FALSE(ordering_proven("\x7f"
+                                "ELF binary with membar.gl atom. inside",
+                                "reduce_and_finish"));
+    CHECK_FALSE(ordering_proven("", "reduce_and_finish"));
+}
+
+TEST_CASE("the last work-group must load the partials past caches that may hold stale ones",
+          "[finish]") {
+    const auto fenced = [](const std::string& partials_load) {
+        return ordering_proven(ptx("\tmembar.gl;\n", "\tmembar.gl;\n", partials_load),
+                               "reduce_and_finish");
+    };
+    CHECK(fenced("\tld.volatile.global.u32 %r11, [%rd6];\n"));
+    CHECK(fenced("\t@%p3 ld.volatile.global.f64 %fd2, [%rd6+8];\n"));
+    CHECK(fenced("\tld.relaxed.gpu.global.u32 %r11, [%rd6];\n"));
+    CHECK(fenced("\tld.acquire.sys.global.u32 %r11, [%rd6];\n"));
+    // A plain load may be served from a cache that still holds an earlier launch's partial.
+    CHECK_FALSE(fenced("\tld.global.u32 %r11, [%rd6];\n"));
+    CHECK_FALSE(fenced("\tld.u32 %r11, [%rd6];\n"));
+    CHECK_FALSE(fenced("\tld.global.nc.u32 %r11, [%rd6];\n"));
+    CHECK_FALSE(fenced("\tldu.global.u32 %r11, [%rd6];\n"));
+    CHECK_FALSE(fenced("\tld.relaxed.cta.global.u32 %r11, [%rd6];\n"));
 }
 
 TEST_CASE("auto takes the single launch except with the textbook factor", "[finish]") {

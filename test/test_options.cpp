@@ -188,3 +188,13 @@ TEST_CASE("several devices are a list of indices or all", "[options]") {
         CHECK_THROWS_WITH(parse_device_list(list, triplet), Catch::Contains(problem));
     }
 }
+
+TEST_CASE("an input is cut into at most 65536 buffers or chunks", "[options]") {
+    CHECK_THAT(usage_error_of({"--max-buffer", "1"}),
+               Catch::Contains("--max-buffer 1 cuts 1048576 values into 1048576 buffers, more "
+                               "than 65536: give it at least 16"));
+    CHECK(usage_error_of({"--max-buffer", "16"}).empty());
+    CHECK_THAT(usage_error_of({"--host-input", "--chunk", "1", "-l", "65537"}),
+               Catch::Contains("into 65537 chunks"));
+    CHECK(usage_error_of({"--host-input", "--chunk", "2", "-l", "65537"}).empty());
+}

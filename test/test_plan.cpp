@@ -34,6 +34,18 @@ TEST_CASE("a wanted work-group size is kept within the bounds", "[plan]") {
     CHECK(choose_work_group_size(limits) == 32);
 }
 
+TEST_CASE("the bound a work-group size is held to is named, to refuse a larger -w", "[plan]") {
+    const auto kernel = work_group_bound(bounds(4096, 4096, 1 << 20));
+    CHECK(kernel.size == 4096);
+    CHECK(std::string(kernel.limit) == "CL_KERNEL_WORK_GROUP_SIZE");
+    const auto work_item = work_group_bound(bounds(4096, 1024, 1 << 20));
+    CHECK(work_item.size == 1024);
+    CHECK(std::string(work_item.limit) == "CL_DEVICE_MAX_WORK_ITEM_SIZES[0]");
+    const auto local_memory = work_group_bound(bounds(1024, 1024, 1000));
+    CHECK(local_memory.size == 250); // 250 ints
+    CHECK_THAT(local_memory.limit, Catch::Contains("CL_DEVICE_LOCAL_MEM_SIZE"));
+}
+
 TEST_CASE("a path's smallest work-group size wins over a smaller wish, not over the bounds",
           "[plan]") {
     auto limits = bounds(4096, 4096, 1 << 20);

@@ -22,11 +22,14 @@ TEST_CASE("streamed host input reduces like the host reference at any chunk size
             REQUIRE(reducer);
             for (const bool in_place : {false, true}) {
                 HostStream stream(*reducer, 0, length, 1000, 11, in_place);
+                // In place, the chunk may be rounded up to keep every chunk's start aligned.
+                const auto chunk = stream.chunk();
+                CHECK(chunk >= 1000);
+                CHECK(chunk < 1000 + reducer->report().base_address_align);
                 // Boundaries at odd places, a last chunk of one value, one chunk, a chunk
                 // longer than the input.
                 for (const std::uint64_t prefix :
-                     {length, std::uint64_t{99001}, std::uint64_t{1000}, std::uint64_t{999},
-                      std::uint64_t{1}}) {
+                     {length, std::uint64_t{99001}, chunk, chunk - 1, std::uint64_t{1}}) {
                     INFO((in_place ? "read in place" : "copied") << ", length " << prefix);
                     const auto run = stream.reduce(prefix);
                     const auto host =
@@ -34,8 +37,16 @@ TEST_CASE("streamed host input reduces like the host reference at any chunk size
                     INFO("device " << to_string(run.reduction.value) << ", host "
                                    << to_string(host));
                     CHECK(run.reduction.value == host);
-                    CHECK(run.reduction.pieces == (prefix + 999) / 1000);
-                    CHECK(run.end_to_end_us >= run.reduction.span_us);
+                    const auto chunks = (prefix + chunk - 1) / chunk;
+                    CHECK(run.reduction.pieces == chunks);
+                    std::uint64_t streamed = 0;
+                    for (std::size_t k = 0; k < run.reduction.pieces; ++k)
+                        streamed += run.reduction.passes[k].pass.in;
+                    CHECK(streamed == prefix);
+                    // The uploads run one after the other on their queue, all of them between
+                    // the first upload's start and the result.
+                    CHECK((run.upload_us > 0) == !in_place);
+                    CHECK(run.end_to_end_us >= run.upload_us);
                 }
                 CHECK(stream.copy_us(length).has_value() == !in_place);
             }
@@ -69,7 +80,38 @@ TEST_CASE("values already in host memory stream in place where aligned, else cop
                       (first == aligned && reads_in_place(combination.target->report)));
                 const auto run = stream.reduce(length);
                 CHECK(run.reduction.value == host_reduce(recipe.op, values, length).value);
-                CHECK(run.reduction.pieces == 21);
+                CHECK(run.reduction.pieces == (length + stream.chunk() - 1) / stream.chunk());
+            }
+        }
+    }
+}
+
+TEST_CASE("chunks read in place start aligned and none is longer than the input", "[stream]") {
+    // 65537 int32 values would put the second chunk 4 bytes past an aligned start.
+    CHECK(layout_chunk(65537, 1000003, 32) == 65568);
+    CHECK(layout_chunk(65537, 1000003, 1) == 65537);
+    CHECK(layout_chunk(5, 1000, 32) == 32);
+    CHECK(layout_chunk(5000, 1000, 32) == 1000);
+    CHECK(layout_chunk(1000, 1000, 32) == 1000);
+}
+
+TEST_CASE("a stream's chunk is never longer than its input", "[device][stream]") {
+    for (const auto& combination : combinations()) {
+        const auto& recipe = combination.recipe;
+        if (recipe.type != DataType::int32 || recipe.op != Op::sum ||
+            recipe.finish != Finish::passes)
+            continue;
+        DYNAMIC_SECTION(combination.name()) {
+            const auto reducer = make_reducer(*combination.target, recipe);
+            REQUIRE(reducer);
+            for (const bool in_place : {false, true}) {
+                INFO((in_place ? "read in place" : "copied"));
+                CHECK(HostStream(*reducer, 0, 1000, 5000, 11, in_place).chunk() == 1000);
+                const auto chunk = HostStream(*reducer, 0, 1000003, 65537, 11, in_place).chunk();
+                if (in_place)
+                    CHECK(chunk * 4 % reducer->report().base_address_align == 0);
+                else
+                    CHECK(chunk == 65537);
             }
         }
     }

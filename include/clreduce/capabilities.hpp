@@ -43,11 +43,12 @@ struct DeviceReport {
     std::vector<std::string> features;   // OpenCL C features (3.0 devices only)
     bool work_group_collectives = false; // CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
     cl_uint compute_units = 1;
-    std::uint64_t global_memory = 0;    // CL_DEVICE_GLOBAL_MEM_SIZE
-    std::uint64_t largest_buffer = 0;   // CL_DEVICE_MAX_MEM_ALLOC_SIZE
-    std::uint64_t local_memory = 0;     // CL_DEVICE_LOCAL_MEM_SIZE
-    std::size_t max_work_item_size = 1; // CL_DEVICE_MAX_WORK_ITEM_SIZES[0]
-    cl_uint address_bits = 64;          // CL_DEVICE_ADDRESS_BITS
+    std::uint64_t global_memory = 0;      // CL_DEVICE_GLOBAL_MEM_SIZE
+    std::uint64_t largest_buffer = 0;     // CL_DEVICE_MAX_MEM_ALLOC_SIZE
+    std::uint64_t local_memory = 0;       // CL_DEVICE_LOCAL_MEM_SIZE
+    std::size_t max_work_item_size = 1;   // CL_DEVICE_MAX_WORK_ITEM_SIZES[0]
+    cl_uint address_bits = 64;            // CL_DEVICE_ADDRESS_BITS
+    std::size_t base_address_align = 128; // CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bytes
 
     bool has_extension(std::string_view name) const;
     bool has_feature(std::string_view name) const;

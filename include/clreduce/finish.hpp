@@ -19,7 +19,7 @@ enum class FinishOrdering {
     proven_fences, // OpenCL C 1.x's fences and atomic_inc, where the binary shows the fences
 };
 
-/// What the device's report allows: proven_fences needs fences_proven() after the build.
+/// What the device's report allows: proven_fences needs ordering_proven() after the build.
 FinishOrdering finish_ordering(const DeviceReport& report);
 
 /// Whether the device's compiler is NVIDIA's, which makes PTX and takes inline PTX
@@ -31,8 +31,11 @@ std::string missing_ordered_atomics(const DeviceReport& report);
 
 /// Whether `binary` (CL_PROGRAM_BINARIES) is PTX in which `kernel` fences memory for the
 /// whole device (membar.gl, or fence at .gpu or .sys scope) both before and after its first
-/// atomic. membar.cta, a fence within the work-group, does not count.
-bool fences_proven(std::string_view binary, std::string_view kernel);
+/// atomic, and after it loads from global memory only past stale caches (ld.volatile, or
+/// ld.relaxed/ld.acquire at .gpu or .sys scope; not a plain ld, ld.global.nc or ldu), so
+/// that the last work-group reads the partials the others stored. membar.cta, a fence within
+/// the work-group, does not count.
+bool ordering_proven(std::string_view binary, std::string_view kernel);
 
 /// The finish to build, before the build: `requested`, or for nullopt (auto) the last-group
 /// finish unless the factor is textbook, which runs every pass. Throws

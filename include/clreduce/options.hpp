@@ -22,6 +22,9 @@ struct DeviceTriplet {
     std::optional<cl_device_type> type;
 };
 
+/// The most buffers (--max-buffer) or chunks (--chunk) one input may be cut into.
+constexpr std::uint64_t most_pieces = 65536;
+
 enum class Verbosity { quiet, normal, verbose };
 enum class Mode { reduce, list, sweep };
 enum class Format { text, json, csv };

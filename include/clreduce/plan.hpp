@@ -39,6 +39,14 @@ struct WorkGroupLimits {
     std::size_t smallest = 1;            // the least the path runs with
 };
 
+/// The most work-items a work-group may have within the bounds, and the bound that sets it
+/// (its OpenCL name), for refusing a larger --work-group-size.
+struct WorkGroupBound {
+    std::uint64_t size = 1;
+    const char* limit = "";
+};
+WorkGroupBound work_group_bound(const WorkGroupLimits& limits);
+
 /// The largest power of two within the bounds and `wanted`, raised to `smallest` where the
 /// bounds allow.
 std::size_t choose_work_group_size(const WorkGroupLimits& limits);

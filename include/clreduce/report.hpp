@@ -15,6 +15,14 @@ namespace clreduce {
 /// `value` with `decimals` digits after the point.
 std::string fixed(double value, int decimals = 2);
 
+/// "min X us, median Y us (Z GB/s)" of several runs, or "X us (Z GB/s)" of one, over
+/// `bytes` read.
+std::string timing_text(const Statistic& us, std::uint64_t bytes, bool repeated);
+
+/// The first run's result and how it compares with the host reference: its error and bound
+/// for a floating-point sum.
+void print_result(std::ostream& out, const Measurement& measurement);
+
 /// What is reduced: the op, the length, the type and the seed.
 void print_title(std::ostream& out, const Options& options);
 

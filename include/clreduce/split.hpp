@@ -22,9 +22,10 @@ namespace clreduce {
 std::vector<std::uint64_t> split_shares(std::uint64_t length, const std::vector<double>& speeds);
 
 /// Reduces the first options.length values of `file` (--input), or as many random values
-/// without one, split across `devices`, reports each device's share and passes and the
-/// overall time on the host's clock, and validates each share and the combined result
-/// against the host reference.
+/// without one, split across `devices` (the first options.length of them when there are
+/// fewer values than devices), reports each device's share and passes and the overall time
+/// on the host's clock, and validates each share and the combined result against the host
+/// reference.
 ExitCode run_split(const std::vector<SelectedDevice>& devices, const Options& options,
                    const std::optional<ValuesView>& file, const std::string& kernel_text,
                    std::ostream& out);

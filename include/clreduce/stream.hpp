@@ -31,9 +31,16 @@ struct StreamedRun {
 /// whose memory is the host's.
 bool reads_in_place(const DeviceReport& report);
 
+/// The chunk a stream of `length` values takes: `requested`, at most `length` (one chunk);
+/// shorter than the length, rounded up to a multiple of `align_values`.
+std::uint64_t layout_chunk(std::uint64_t requested, std::uint64_t length,
+                           std::uint64_t align_values);
+
 /// Values of the reducer's type in host memory, and the means to stream any prefix of them
-/// through the device in chunks of `chunk` values. Copied, three device buffers take the
-/// chunks in turn; `in_place`, the device reads each chunk where it is
+/// through the device in chunks of `chunk` values (at most `length`; read in place, rounded
+/// up to a multiple of CL_DEVICE_MEM_BASE_ADDR_ALIGN so that every chunk starts aligned for
+/// the kernel's vector loads: chunk() says what it took). Copied, three device buffers take
+/// the chunks in turn; `in_place`, the device reads each chunk where it is
 /// (CL_MEM_USE_HOST_PTR) and there is nothing to copy.
 class HostStream {
 public:
