@@ -48,7 +48,7 @@ Repeats repeats_of(const Options& options) {
 
 std::vector<std::uint64_t> sweep_lengths(std::uint64_t largest) {
     std::vector<std::uint64_t> lengths;
-    for (std::uint64_t length = 1024; length <= largest; length *= 2) {
+    for (std::uint64_t length = shortest_sweep; length <= largest; length *= 2) {
         lengths.push_back(length);
         if (length > largest / 2)
             break;

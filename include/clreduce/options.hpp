@@ -22,6 +22,9 @@ struct DeviceTriplet {
     std::optional<cl_device_type> type;
 };
 
+/// --sweep's first length: 2^10, where a launch's fixed cost still dominates on every device.
+constexpr std::uint64_t shortest_sweep = 1024;
+
 enum class Verbosity { quiet, normal, verbose };
 enum class Mode { reduce, list, sweep };
 enum class Format { text, json, csv };
