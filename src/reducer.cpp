@@ -44,6 +44,28 @@ void poll_until_complete(const cl::Event& event) {
         throw cl::Error(status, "waiting for the result");
 }
 
+/// The program's kernel `name`. A program built without it is a failed build.
+cl::Kernel program_kernel(const DeviceQueue& device_queue, const cl::Program& program,
+                          const std::string& name) {
+    try {
+        return cl::Kernel(program, name.c_str());
+    } catch (const cl::Error& error) {
+        // A compiler that accepts an unknown built-in as an external function (Oclgrind)
+        // "builds" a program whose kernels cannot be created: that is a failed build.
+        if (error.err() != CL_INVALID_KERNEL_NAME)
+            throw;
+        const auto device = device_queue.device;
+        const auto log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device);
+        throw Failure(ExitCode::kernel_build,
+                      "kernel build failed on device '" + device.getInfo<CL_DEVICE_NAME>() +
+                          "': the built program has no kernel '" + name +
+                          "' (CL_INVALID_KERNEL_NAME); build log:",
+                      log.find_first_not_of(" \n\r\t") == std::string::npos
+                          ? "(the build log is empty)"
+                          : log);
+    }
+}
+
 } // namespace
 
 DeviceQueue::DeviceQueue(const cl::Device& device)
@@ -89,8 +111,8 @@ Reducer::Reducer(const DeviceQueue& device_queue, const DeviceReport& report, co
         build_options_);
     finish_ =
         confirm_finish(report, finish_, recipe.finish, [&] { return program_binary(program_); });
-    pass_kernel_ = cl::Kernel(program_, "reduce");
-    finishing_kernel_ = cl::Kernel(program_, "reduce_and_finish");
+    pass_kernel_ = program_kernel(device_queue_, program_, "reduce");
+    finishing_kernel_ = program_kernel(device_queue_, program_, "reduce_and_finish");
     const cl_uint no_arrivals = 0;
     arrivals_ = cl::Buffer(device_queue_.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                            sizeof no_arrivals, const_cast<cl_uint*>(&no_arrivals));
