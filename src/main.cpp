@@ -23,37 +23,48 @@
 
 using namespace clreduce;
 
+namespace {
+
+/// The story, from the command line to the validated report on `out`.
+ExitCode reduce_as_asked(int argc, char* argv[], std::ostream& out) {
+    const auto options = parse_options(argc, argv);
+    if (!options) // --help or --version
+        return ExitCode::success;
+    if (options->mode == Mode::list) {
+        list_devices(out);
+        return ExitCode::success;
+    }
+
+    const auto devices = select_devices(options->triplet);
+    const auto kernel = read_kernel_file("reduce.cl", kernel_folders(options->kernel_dir));
+    if (devices.size() > 1)
+        return run_split(devices, *options, kernel, out);
+
+    const auto& selected = devices.front();
+    const auto report = query_report(selected.device);
+    const auto path = choose_path(report, options->path, options->allow_unreported);
+    const DeviceQueue device_queue(selected.device);
+    const auto reducers = build_reducers(device_queue, report, path, kernel, *options);
+
+    std::optional<StreamRead> stream_read;
+    if (options->benchmark)
+        stream_read.emplace(*reducers.front());
+    if (options->host_input)
+        return run_streamed(*reducers.front(), selected, *options, out);
+    if (options->mode == Mode::sweep)
+        return run_sweep(reducers, selected, *options, *stream_read, out);
+    return run_reduction(*reducers.front(), selected, *options,
+                         stream_read ? &*stream_read : nullptr, out);
+}
+
+} // namespace
+
 int main(int argc, char* argv[]) {
     return exit_code_of(
         [&] {
-            const auto options = parse_options(argc, argv);
-            if (!options) // --help or --version
-                return ExitCode::success;
-            if (options->mode == Mode::list) {
-                list_devices(std::cout);
-                return ExitCode::success;
-            }
-
-            const auto devices = select_devices(options->triplet);
-            const auto kernel = read_kernel_file("reduce.cl", kernel_folders(options->kernel_dir));
-            if (devices.size() > 1)
-                return run_split(devices, *options, kernel, std::cout);
-
-            const auto& selected = devices.front();
-            const auto report = query_report(selected.device);
-            const auto path = choose_path(report, options->path, options->allow_unreported);
-            const DeviceQueue device_queue(selected.device);
-            const auto reducers = build_reducers(device_queue, report, path, kernel, *options);
-
-            std::optional<StreamRead> stream_read;
-            if (options->benchmark)
-                stream_read.emplace(*reducers.front());
-            if (options->host_input)
-                return run_streamed(*reducers.front(), selected, *options, std::cout);
-            if (options->mode == Mode::sweep)
-                return run_sweep(reducers, selected, *options, *stream_read, std::cout);
-            return run_reduction(*reducers.front(), selected, *options,
-                                 stream_read ? &*stream_read : nullptr, std::cout);
+            const auto code = reduce_as_asked(argc, argv, std::cout);
+            require_written(std::cout);
+            return code;
         },
         std::cerr);
 }

@@ -4,16 +4,22 @@
 #   -D ENVIRONMENT=...    optional NAME=VALUE settings, separated by "^^"
 #   -D EXIT=n             the exit code expected
 #   -D STDOUT=regex       optional: stdout must match
+#   -D STDOUT_FILE=path   optional: send stdout there instead (e.g. /dev/full)
 #   -D STDERR=regex       optional: stderr must match
 #   -D ONE_ERROR_LINE=ON  stderr must hold exactly one "clreduce: error: " line
 #   -D QUIET_STDERR=ON    stderr must be empty (Oclgrind prints its findings there)
 
 string(REPLACE "^^" ";" command "${COMMAND}")
 string(REPLACE "^^" ";" environment "${ENVIRONMENT}")
+if(STDOUT_FILE)
+  set(stdout_to OUTPUT_FILE "${STDOUT_FILE}")
+else()
+  set(stdout_to OUTPUT_VARIABLE out)
+endif()
 execute_process(
   COMMAND ${CMAKE_COMMAND} -E env ${environment} ${command}
   RESULT_VARIABLE exit_code
-  OUTPUT_VARIABLE out
+  ${stdout_to}
   ERROR_VARIABLE err
   TIMEOUT 600)
 
