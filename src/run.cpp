@@ -34,7 +34,7 @@ void refuse_wrong_result(const Measurement& measurement) {
                               ": the device gave " + to_string(run.value) +
                               ", the host reference is " + to_string(measurement.expected.value) +
                               (measurement.tolerance > 0
-                                   ? " (tolerance " + to_string(measurement.tolerance) + ")"
+                                   ? " (bound " + to_string(measurement.tolerance) + ")"
                                    : ""));
 }
 
@@ -94,7 +94,7 @@ ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const O
         measure(reducer, input, values, options.length, repeats_of(options), stream_read);
 
     if (options.format == Format::json)
-        print_json(out, measurement, reducer, options);
+        print_json(out, measurement, selected, reducer, options);
     else if (options.verbosity == Verbosity::quiet)
         out << to_string(measurement.runs.front().value) << '\n';
     else

@@ -215,9 +215,11 @@ ExitCode run_streamed(Reducer& reducer, const SelectedDevice& selected, const Op
         return host_reduce(reducer.op(), reducer.type(), stream.spans(options.length));
     });
 
-    const auto bytes = measurement.bytes();
+    HostInputFigures figures{stream.in_place(), chunk};
+    if (!stream.in_place())
+        figures = {false, chunk, summarize(upload), summarize(end_to_end), summarize(copy)};
     if (options.format == Format::json) {
-        print_json(out, measurement, reducer, options);
+        print_json(out, measurement, selected, reducer, options, &figures);
     } else if (options.verbosity == Verbosity::quiet) {
         out << to_string(measurement.runs.front().value) << '\n';
     } else {
@@ -228,14 +230,15 @@ ExitCode run_streamed(Reducer& reducer, const SelectedDevice& selected, const Op
             << '\n';
         print_measurement(out, measurement);
         if (!stream.in_place()) {
-            const auto gbps = [&](const std::vector<double>& us) {
-                return fixed(gigabytes_per_second(bytes, summarize(us).min)) + " GB/s (" +
-                       fixed(summarize(us).min) + " us)";
+            const auto gbps = [&](const Statistic& us) {
+                return fixed(gigabytes_per_second(measurement.bytes(), us.min)) + " GB/s (" +
+                       fixed(us.min) + " us)";
             };
-            out << "upload          " << gbps(upload) << ", the uploads' own time\n"
-                << "end to end      " << gbps(end_to_end)
+            out << "upload          " << gbps(*figures.upload_us) << ", the uploads' own time\n"
+                << "end to end      " << gbps(*figures.end_to_end_us)
                 << ", first upload's start to the result\n"
-                << "copy ceiling    " << gbps(copy) << ", the same uploads alone, back to back\n";
+                << "copy ceiling    " << gbps(*figures.copy_us)
+                << ", the same uploads alone, back to back\n";
         }
     }
     out.flush();

@@ -1,5 +1,6 @@
 #include "clreduce/types.hpp"
 
+#include <cmath>
 #include <cstring>
 #include <iomanip>
 #include <limits>
@@ -35,6 +36,8 @@ std::string to_string(const Scalar& value) {
         [](auto x) {
             using T = decltype(x);
             if constexpr (std::is_floating_point_v<T>) {
+                if (std::isnan(x)) // a NaN's sign means nothing; the stream would print "-nan"
+                    return std::string("nan");
                 std::ostringstream text;
                 text << std::setprecision(std::numeric_limits<T>::max_digits10) << x;
                 return text.str();

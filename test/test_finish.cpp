@@ -129,7 +129,7 @@ TEST_CASE("the last-group finish builds with C11 atomics where they are ordered,
           "-cl-std=CL2.0 -D REDUCE_ORDERED_ATOMICS");
 }
 
-TEST_CASE("--list says passes where neither the memory model nor PTX can order the finish",
+TEST_CASE("the device list says passes where neither the memory model nor PTX can order the finish",
           "[finish]") {
     auto opencl_1 = opencl_3("Oclgrind Simulator", CL_DEVICE_TYPE_GPU, {});
     opencl_1.opencl = {1, 2};

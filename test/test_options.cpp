@@ -94,7 +94,7 @@ TEST_CASE("every option is read into its field", "[options]") {
     CHECK(options->cold);
 }
 
-TEST_CASE("--name=value reads as --name value", "[options]") {
+TEST_CASE("an option written --name=value reads as --name value", "[options]") {
     const auto options = parse({"--length=2^10", "--op=min", "--kernels=/a=b", "-s", "5"});
     REQUIRE(options);
     CHECK(options->length == 1024);
@@ -103,13 +103,13 @@ TEST_CASE("--name=value reads as --name value", "[options]") {
     CHECK(options->seed == 5);
 }
 
-TEST_CASE("--json asks for one object", "[options]") {
+TEST_CASE("a JSON run asks for one object", "[options]") {
     const auto options = parse({"--json", "-i", "3"});
     REQUIRE(options);
     CHECK(options->format == Format::json);
 }
 
-TEST_CASE("-v shapes a sweep's text table", "[options]") {
+TEST_CASE("verbose output shapes a sweep's text table", "[options]") {
     const auto options = parse({"--sweep", "-v", "-l", "2^10"});
     REQUIRE(options);
     CHECK(options->verbosity == Verbosity::verbose);

@@ -110,3 +110,12 @@ TEST_CASE("every type's table row names itself", "[types]") {
     CHECK(to_string(Scalar(cl_float{0.1f})) == "0.100000001");
     CHECK(to_string(Scalar(cl_long{LLONG_MIN})) == "-9223372036854775808");
 }
+
+TEST_CASE("non-finite values print as nan, inf and -inf, whatever a NaN's sign", "[types]") {
+    const auto nan = std::numeric_limits<cl_double>::quiet_NaN();
+    CHECK(to_string(Scalar(nan)) == "nan");
+    CHECK(to_string(Scalar(-nan)) == "nan");
+    CHECK(to_string(Scalar(static_cast<cl_float>(-nan))) == "nan");
+    CHECK(to_string(Scalar(std::numeric_limits<cl_float>::infinity())) == "inf");
+    CHECK(to_string(Scalar(-std::numeric_limits<cl_double>::infinity())) == "-inf");
+}

@@ -6,7 +6,9 @@
 #include "clreduce/options.hpp"
 #include "clreduce/reducer.hpp"
 
+#include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,9 +31,21 @@ void print_plan(std::ostream& out, const std::vector<Pass>& passes);
 /// the host-observed time, the host reference and the verdict.
 void print_measurement(std::ostream& out, const Measurement& measurement);
 
-/// One JSON object with the same content as print_measurement.
-void print_json(std::ostream& out, const Measurement& measurement, const Reducer& reducer,
-                const Options& options);
+/// What --host-input adds to the report: how the input reached the device and, for copied
+/// chunks, the uploads' own time, end to end, and the copy ceiling (README).
+struct HostInputFigures {
+    bool in_place = false;
+    std::uint64_t chunk = 0; // values per chunk
+    std::optional<Statistic> upload_us;
+    std::optional<Statistic> end_to_end_us;
+    std::optional<Statistic> copy_us;
+};
+
+/// One JSON object with the same content as the text report (README: "JSON output"), with
+/// `host_input`'s figures when the input was streamed.
+void print_json(std::ostream& out, const Measurement& measurement, const SelectedDevice& selected,
+                const Reducer& reducer, const Options& options,
+                const HostInputFigures* host_input = nullptr);
 
 /// One length of a sweep, measured with one op and finish.
 struct SweepRow {
