@@ -6,20 +6,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <stdexcept>
 
 namespace clreduce {
 namespace {
-
-/// "16.0 GiB" for a count of values of `size` bytes, without overflowing for absurd counts.
-std::string gibibytes_of(std::uint64_t values, std::size_t size) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f GiB",
-                  static_cast<double>(values) * static_cast<double>(size) /
-                      (1024.0 * 1024.0 * 1024.0));
-    return text;
-}
 
 double microseconds_between(std::chrono::steady_clock::time_point from,
                             std::chrono::steady_clock::time_point to) {
@@ -155,21 +145,25 @@ Reducer::~Reducer() {
     }
 }
 
-void Reducer::check_fits(std::uint64_t length, std::uint64_t per_buffer) const {
-    const auto size = value_size();
+std::uint64_t Reducer::device_values(std::uint64_t length, std::uint64_t per_buffer) const {
     std::uint64_t partials = 0; // several pieces each leave their partials
     if (length > per_buffer) {
         const auto rest = length % per_buffer;
         partials = length / per_buffer * partials_of(per_buffer) + (rest ? partials_of(rest) : 0);
     }
     const auto temporaries = temporary_values(plan(partials == 0 ? length : partials));
-    const std::uint64_t needed = length + partials + temporaries[0] + temporaries[1];
+    return length + partials + temporaries[0] + temporaries[1];
+}
+
+void Reducer::check_fits(std::uint64_t length, std::uint64_t per_buffer) const {
+    const auto size = value_size();
+    const auto needed = device_values(length, per_buffer);
     const std::uint64_t available = report_.global_memory / size;
     if (needed > available)
         throw Failure(ExitCode::unsupported,
-                      "length " + std::to_string(length) + " needs " + gibibytes_of(needed, size) +
-                          " with its temporaries, but device '" + report_.name + "' has " +
-                          gibibytes_of(available, size) + " (CL_DEVICE_GLOBAL_MEM_SIZE)");
+                      "length " + std::to_string(length) + " needs " + bytes_text(needed, size) +
+                          " of device memory with its temporaries, but device '" + report_.name +
+                          "' has " + bytes_text(available, size) + " (CL_DEVICE_GLOBAL_MEM_SIZE)");
 }
 
 void Reducer::size_temporary(std::size_t which, std::uint64_t values) {

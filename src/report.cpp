@@ -106,6 +106,14 @@ void print_setup(std::ostream& out, const SelectedDevice& selected, const Reduce
         << "host reference: " << host_reduce_description() << '\n';
 }
 
+void print_memory(std::ostream& out, const Reducer& reducer, std::uint64_t length,
+                  std::uint64_t per_buffer) {
+    const auto size = reducer.value_size();
+    out << "memory: host " << bytes_text(length, size) << " (the values), device "
+        << bytes_text(reducer.device_values(length, per_buffer), size)
+        << " (the values, partials and temporaries)\n";
+}
+
 void print_plan(std::ostream& out, const std::vector<Pass>& passes) {
     out << "plan: " << passes.size() << (passes.size() == 1 ? " pass" : " passes");
     for (const auto& pass : passes)

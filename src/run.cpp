@@ -1,5 +1,6 @@
 #include "clreduce/run.hpp"
 
+#include "clreduce/progress.hpp"
 #include "clreduce/reference.hpp"
 #include "clreduce/report.hpp"
 
@@ -9,10 +10,44 @@
 namespace clreduce {
 namespace {
 
-/// The random input, after refusing one larger than the host's memory.
-HostValues make_input(const Reducer& reducer, std::uint64_t length, std::uint64_t seed) {
+/// Refuses a length that the device's or the host's memory cannot hold, before anything is
+/// printed or allocated.
+void refuse_past_memory(const Reducer& reducer, std::uint64_t length, std::uint64_t per_buffer) {
+    reducer.check_fits(length, per_buffer);
     refuse_past_host_memory(length, reducer.value_size());
-    return random_values(reducer.type(), length, seed);
+}
+
+/// The random input, uploaded; each step says what it does when it takes long.
+struct Input {
+    Input(const Reducer& reducer, const Options& options, std::uint64_t per_buffer)
+        : values(generate(reducer, options))
+        , device(upload(reducer, values, per_buffer)) {}
+
+    HostValues values;
+    DeviceInput device;
+
+private:
+    static HostValues generate(const Reducer& reducer, const Options& options) {
+        const Progress note("generating " + std::to_string(options.length) + " random " +
+                            name_of(reducer.type()) + " values");
+        return random_values(reducer.type(), options.length, options.seed);
+    }
+    static DeviceInput upload(const Reducer& reducer, const HostValues& values,
+                              std::uint64_t per_buffer) {
+        const Progress note("uploading " + bytes_text(length_of(values), reducer.value_size()) +
+                            " to the device");
+        return DeviceInput(reducer.device_queue(), values, per_buffer);
+    }
+};
+
+/// `measure`, saying so when it takes long.
+Measurement measure_noted(Reducer& reducer, const Input& input, std::uint64_t length,
+                          const Options& options, StreamRead* stream_read) {
+    const Progress note(std::to_string(options.iterations) + " timed run" +
+                        (options.iterations == 1 ? "" : "s") + " of " + std::to_string(length) +
+                        " values and the host reference");
+    return measure(reducer, input.device, input.values, length, {options.iterations, !options.cold},
+                   stream_read);
 }
 
 } // namespace
@@ -21,9 +56,10 @@ void refuse_past_host_memory(std::uint64_t length, std::size_t value_size) {
     const auto host_memory = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
                              static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
     if (length > host_memory / value_size)
-        throw Failure(ExitCode::unsupported, "length " + std::to_string(length) +
-                                                 " does not fit in this host's memory (" +
-                                                 std::to_string(host_memory) + " bytes)");
+        throw Failure(
+            ExitCode::unsupported,
+            "length " + std::to_string(length) + " needs " + bytes_text(length, value_size) +
+                " of host memory for its values, but this host has " + bytes_text(host_memory, 1));
 }
 
 void refuse_wrong_result(const Measurement& measurement) {
@@ -37,14 +73,6 @@ void refuse_wrong_result(const Measurement& measurement) {
                                    ? " (bound " + to_string(measurement.tolerance) + ")"
                                    : ""));
 }
-
-namespace {
-
-Repeats repeats_of(const Options& options) {
-    return {options.iterations, !options.cold};
-}
-
-} // namespace
 
 std::vector<std::uint64_t> sweep_lengths(std::uint64_t largest) {
     std::vector<std::uint64_t> lengths;
@@ -79,19 +107,19 @@ std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_q
 ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const Options& options,
                        StreamRead* stream_read, std::ostream& out) {
     const auto per_buffer = buffer_values(reducer.report(), reducer.type(), options.max_buffer);
-    reducer.check_fits(options.length, per_buffer);
+    refuse_past_memory(reducer, options.length, per_buffer);
     const bool text = options.format == Format::text && options.verbosity != Verbosity::quiet;
     if (text) {
         print_title(out, options);
         print_setup(out, selected, reducer, options);
     }
-    if (options.verbosity == Verbosity::verbose)
+    if (options.verbosity == Verbosity::verbose) {
+        print_memory(out, reducer, options.length, per_buffer);
         print_plan(out, reducer.plan(options.length));
+    }
 
-    const auto values = make_input(reducer, options.length, options.seed);
-    const DeviceInput input(reducer.device_queue(), values, per_buffer);
-    const auto measurement =
-        measure(reducer, input, values, options.length, repeats_of(options), stream_read);
+    const Input input(reducer, options, per_buffer);
+    const auto measurement = measure_noted(reducer, input, options.length, options, stream_read);
 
     if (options.format == Format::json)
         print_json(out, measurement, selected, reducer, options);
@@ -109,20 +137,20 @@ ExitCode run_sweep(const std::vector<std::unique_ptr<Reducer>>& reducers,
                    std::ostream& out) {
     const auto& reducer = *reducers.front();
     const auto per_buffer = buffer_values(reducer.report(), reducer.type(), options.max_buffer);
-    reducer.check_fits(options.length, per_buffer);
+    refuse_past_memory(reducer, options.length, per_buffer);
     if (options.format == Format::text) {
         print_title(out, options);
         for (const auto& each : reducers)
             print_setup(out, selected, *each, options);
+        if (options.verbosity == Verbosity::verbose)
+            print_memory(out, reducer, options.length, per_buffer);
     }
-    const auto values = make_input(reducer, options.length, options.seed);
-    const DeviceInput input(reducer.device_queue(), values, per_buffer);
+    const Input input(reducer, options, per_buffer);
     std::vector<SweepRow> rows;
     for (const auto length : sweep_lengths(options.length))
         for (const auto& reducer : reducers)
-            rows.push_back(
-                {reducer->op(), reducer->finish(),
-                 measure(*reducer, input, values, length, repeats_of(options), &stream_read)});
+            rows.push_back({reducer->op(), reducer->finish(),
+                            measure_noted(*reducer, input, length, options, &stream_read)});
     print_sweep(out, rows, options.format);
     out.flush();
     for (const auto& row : rows)

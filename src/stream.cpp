@@ -2,6 +2,7 @@
 
 #include "clreduce/errors.hpp"
 #include "clreduce/input.hpp"
+#include "clreduce/progress.hpp"
 #include "clreduce/report.hpp"
 #include "clreduce/run.hpp"
 
@@ -187,19 +188,24 @@ std::optional<double> HostStream::copy_us(std::uint64_t length) {
 ExitCode run_streamed(Reducer& reducer, const SelectedDevice& selected, const Options& options,
                       std::ostream& out) {
     const auto chunk = stream_chunk(reducer, options.length, options.chunk);
+    refuse_past_host_memory(options.length, reducer.value_size());
     const bool text = options.format == Format::text && options.verbosity != Verbosity::quiet;
     if (text) {
         print_title(out, options);
         print_setup(out, selected, reducer, options);
     }
-    refuse_past_host_memory(options.length, reducer.value_size());
+    Progress generating("generating " + std::to_string(options.length) + " random " +
+                        name_of(reducer.type()) + " values in host memory");
     HostStream stream(reducer, 0, options.length, chunk, options.seed,
                       reads_in_place(reducer.report()));
+    generating.end();
 
     Measurement measurement;
     measurement.type = reducer.type();
     measurement.length = options.length;
     std::vector<double> upload, end_to_end, copy;
+    Progress streaming("streaming " + std::to_string(options.length) +
+                       " values to the device, and the host reference");
     repeat({options.iterations, !options.cold}, [&](bool counted) {
         auto run = stream.reduce(options.length);
         const auto copy_us = stream.copy_us(options.length);
@@ -214,8 +220,9 @@ ExitCode run_streamed(Reducer& reducer, const SelectedDevice& selected, const Op
     check_against(measurement, reducer, {options.iterations, !options.cold}, [&] {
         return host_reduce(reducer.op(), reducer.type(), stream.spans(options.length));
     });
+    streaming.end();
 
-    HostInputFigures figures{stream.in_place(), chunk};
+    HostInputFigures figures{stream.in_place(), chunk, {}, {}, {}};
     if (!stream.in_place())
         figures = {false, chunk, summarize(upload), summarize(end_to_end), summarize(copy)};
     if (options.format == Format::json) {

@@ -1,8 +1,10 @@
 #include "clreduce/types.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <iomanip>
+#include <iterator>
 #include <limits>
 #include <sstream>
 
@@ -66,6 +68,19 @@ std::size_t length_of(const HostValues& values) {
 
 const void* data_of(const HostValues& values) {
     return std::visit([](const auto& vector) -> const void* { return vector.data(); }, values);
+}
+
+std::string bytes_text(std::uint64_t values, std::size_t size) {
+    double amount = static_cast<double>(values) * static_cast<double>(size);
+    if (amount < 1024)
+        return std::to_string(static_cast<std::uint64_t>(amount)) + " B";
+    const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB"};
+    std::size_t unit = 0;
+    for (amount /= 1024; amount >= 1024 && unit + 1 < std::size(units); amount /= 1024)
+        ++unit;
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f %s", amount, units[unit]);
+    return text;
 }
 
 } // namespace clreduce

@@ -119,3 +119,11 @@ TEST_CASE("non-finite values print as nan, inf and -inf, whatever a NaN's sign",
     CHECK(to_string(Scalar(std::numeric_limits<cl_float>::infinity())) == "inf");
     CHECK(to_string(Scalar(-std::numeric_limits<cl_double>::infinity())) == "-inf");
 }
+
+TEST_CASE("memory sizes print in one set of binary units", "[types]") {
+    CHECK(bytes_text(100, 4) == "400 B");
+    CHECK(bytes_text(1 << 20, 4) == "4.0 MiB");
+    CHECK(bytes_text(std::uint64_t{1} << 32, 4) == "16.0 GiB");
+    CHECK(bytes_text(std::uint64_t{1} << 60, 4) == "4.0 EiB");
+    CHECK(bytes_text(UINT64_MAX, 8) == "128.0 EiB");
+}

@@ -24,6 +24,11 @@ void print_title(std::ostream& out, const Options& options);
 void print_setup(std::ostream& out, const SelectedDevice& selected, const Reducer& reducer,
                  const Options& options);
 
+/// The host and device memory a reduction of `length` values in buffers of at most
+/// `per_buffer` needs (--verbose).
+void print_memory(std::ostream& out, const Reducer& reducer, std::uint64_t length,
+                  std::uint64_t per_buffer);
+
 /// The pass plan for `length`, before anything runs (--verbose).
 void print_plan(std::ostream& out, const std::vector<Pass>& passes);
 

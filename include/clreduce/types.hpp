@@ -74,4 +74,8 @@ DataType type_of(const HostValues& values);
 std::size_t length_of(const HostValues& values);
 const void* data_of(const HostValues& values);
 
+/// `values` values of `size` bytes in binary units, "512 B", "4.0 MiB", "16.0 GiB", without
+/// overflowing for absurd counts: every memory figure clreduce prints, so that they compare.
+std::string bytes_text(std::uint64_t values, std::size_t size);
+
 } // namespace clreduce
