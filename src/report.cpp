@@ -274,19 +274,40 @@ void print_json(std::ostream& out, const Measurement& measurement, const Selecte
         << '\n';
 }
 
-void print_sweep(std::ostream& out, const std::vector<SweepRow>& rows, Format format) {
+namespace {
+
+/// A CSV field, quoted (RFC 4180) when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& text) {
+    if (text.find_first_of(",\"\n") == std::string::npos)
+        return text;
+    std::string quoted = "\"";
+    for (const char c : text)
+        quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + '"';
+}
+
+} // namespace
+
+void print_sweep(std::ostream& out, const std::vector<SweepRow>& rows, Format format,
+                 const std::string& device) {
     const bool csv = format == Format::csv;
-    const auto cell = [&](const std::string& text, int width) {
+    // The table's last column is "valid"; CSV adds the device, which the table's header names.
+    const auto cell = [&](const std::string& text, int width, bool last_in_table = false) {
         if (csv)
-            out << text << (width < 0 ? "\n" : ",");
+            out << text << ",";
         else
-            out << std::setw(width < 0 ? -width : width) << text << (width < 0 ? "\n" : "");
+            out << std::setw(width) << text << (last_in_table ? "\n" : "");
+    };
+    const auto end_row = [&](const std::string& device_field) {
+        if (csv)
+            out << device_field << '\n';
     };
     cell("length", 12), cell("type", 7), cell("op", 4), cell("finish", 11), cell("passes", 7),
         cell("span_us", 11);
     cell("span_us_median", 15), cell("gbps", 9), cell("read_us", 11), cell("read_gbps", 13);
     cell("of_read", 11), cell("observed_us", 12), cell("observed_us_median", 19);
-    cell("reference_us", 13), cell("reference_gbps", 15), cell("valid", -6);
+    cell("reference_us", 13), cell("reference_gbps", 15), cell("valid", 6, true);
+    end_row("device");
     for (const auto& [op, finish, row] : rows) {
         const auto span = row.span_us();
         const auto observed = row.observed_us();
@@ -304,7 +325,8 @@ void print_sweep(std::ostream& out, const std::vector<SweepRow>& rows, Format fo
         cell(fixed(observed.min), 12), cell(fixed(observed.median), 19);
         cell(fixed(row.host_reference_us.min), 13);
         cell(fixed(gigabytes_per_second(bytes, row.host_reference_us.min)), 15);
-        cell(row.valid() ? "yes" : "NO", -6);
+        cell(row.valid() ? "yes" : "NO", 6, true);
+        end_row(csv_field(device));
     }
 }
 

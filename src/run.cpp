@@ -151,7 +151,7 @@ ExitCode run_sweep(const std::vector<std::unique_ptr<Reducer>>& reducers,
         for (const auto& reducer : reducers)
             rows.push_back({reducer->op(), reducer->finish(),
                             measure_noted(*reducer, input, length, options, &stream_read)});
-    print_sweep(out, rows, options.format);
+    print_sweep(out, rows, options.format, reducer.report().name);
     out.flush();
     for (const auto& row : rows)
         refuse_wrong_result(row.measurement);

@@ -59,7 +59,9 @@ struct SweepRow {
     Measurement measurement;
 };
 
-/// The sweep as an aligned table or as CSV, one row per length and finish.
-void print_sweep(std::ostream& out, const std::vector<SweepRow>& rows, Format format);
+/// The sweep as an aligned table or as CSV, one row per length and finish; CSV rows end
+/// with the device's name, so that a CSV says where it was measured.
+void print_sweep(std::ostream& out, const std::vector<SweepRow>& rows, Format format,
+                 const std::string& device);
 
 } // namespace clreduce
