@@ -10,9 +10,8 @@ kernel void reduce(global const float* in, global float* out, ulong length, loca
         out[first_out + get_group_id(0)] = op(identity(), NAN);
 }
 
-kernel void reduce_and_finish(global const float* in, global float* partials,
-                              global float* result, ulong length, local float* scratch,
-                              global uint* arrivals) {
+kernel void reduce_and_finish(global const float* in, global float* partials, global float* result,
+                              ulong length, local float* scratch, global uint* arrivals) {
     if (get_global_id(0) == 0)
         result[0] = op(identity(), NAN);
 }
