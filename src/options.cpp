@@ -243,7 +243,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     TCLAP::ValueArg<std::string> seed("s", "seed", "Seed of the random input (default: 1)", false,
                                       "1", "number", cmd);
     TCLAP::SwitchArg quiet("q", "quiet", "Print only the result", cmd);
-    TCLAP::SwitchArg verbose("v", "verbose", "Also print capabilities, build options, plan", cmd);
+    TCLAP::SwitchArg verbose(
+        "v", "verbose", "Also print capabilities, build options, the memory needed, the plan", cmd);
     auto type_names = names_of(device_types);
     TCLAP::ValuesConstraint<std::string> type_constraint(type_names);
     TCLAP::ValueArg<std::string> type(
