@@ -14,6 +14,11 @@ std::string count_text(std::size_t count, const std::string& what) {
     return std::to_string(count) + " " + what + (count == 1 ? "" : "s");
 }
 
+/// "a cpu device", "an acc device".
+std::string with_article(const std::string& noun) {
+    return (std::string("aeiou").find(noun.front()) == std::string::npos ? "a " : "an ") + noun;
+}
+
 std::string device_kind(cl_device_type type) {
     return type == CL_DEVICE_TYPE_ALL ? "device" : type_name(type) + " device";
 }
@@ -119,12 +124,19 @@ std::vector<SelectedDevice> select_devices(const DeviceTriplet& triplet) {
                                                    " has no " + kind + " (--list shows them)");
         return picked;
     }
-    for (std::size_t platform_index = 0; platform_index < platforms.size(); ++platform_index)
-        if (devices_of(platforms[platform_index], type).size() >= needed)
+    std::size_t most = 0; // the most devices of the type on one platform
+    for (std::size_t platform_index = 0; platform_index < platforms.size(); ++platform_index) {
+        const auto count = devices_of(platforms[platform_index], type).size();
+        if (count >= needed)
             return pick(platform_index);
-    throw Failure(ExitCode::no_device, "no platform has " +
-                                           (needed == 1 ? "a " + kind : count_text(needed, kind)) +
-                                           " (--list shows every device)");
+        most = std::max(most, count);
+    }
+    if (most == 0)
+        throw Failure(ExitCode::no_device,
+                      "no platform has " + with_article(kind) + " (--list shows every device)");
+    throw Failure(ExitCode::no_device, "device index " + std::to_string(needed - 1) +
+                                           " is past the end: no platform has more than " +
+                                           count_text(most, kind) + " (--list shows every device)");
 }
 
 std::string type_name(cl_device_type type) {

@@ -1,5 +1,7 @@
 #include "clreduce/errors.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <new>
 #include <ostream>
 #include <utility>
@@ -96,6 +98,20 @@ ExitCode report(std::ostream& err, ExitCode code, const std::string& message,
 }
 
 } // namespace
+
+void require_written(std::ostream& out) {
+    out.flush();
+    if (out)
+        return;
+    // The failed write's errno is long gone; one more write meets the same error and says
+    // which. The output is lost already, so the extra newline costs nothing.
+    out.clear();
+    errno = 0;
+    out << '\n' << std::flush;
+    const int reason = errno;
+    throw Failure(ExitCode::host, "cannot write the output to standard output" +
+                                      (reason ? ": " + std::string(std::strerror(reason)) : ""));
+}
 
 int exit_code_of(const std::function<ExitCode()>& body, std::ostream& err) {
     ExitCode code;

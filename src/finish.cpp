@@ -131,6 +131,9 @@ Finish confirm_finish(const DeviceReport& report, Finish chosen, std::optional<F
 std::string describe_finish_support(const DeviceReport& report) {
     if (finish_ordering(report) == FinishOrdering::memory_model)
         return "last-group (atomics ordered by the OpenCL C memory model)";
+    if (!compiles_to_ptx(report))
+        return "passes: " + missing_ordered_atomics(report) +
+               ", and its compiler makes no PTX whose fences could be checked";
     return "last-group where the compiled kernel shows device-wide fences around its atomic "
            "(NVIDIA's PTX), else passes: " +
            missing_ordered_atomics(report);

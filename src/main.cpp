@@ -25,39 +25,50 @@
 
 using namespace clreduce;
 
+namespace {
+
+/// The story, from the command line to the validated report on `out`.
+ExitCode reduce_as_asked(int argc, char* argv[], std::ostream& out) {
+    auto options = parse_options(argc, argv);
+    if (!options) // --help or --version
+        return ExitCode::success;
+    if (options->mode == Mode::list) {
+        list_devices(out);
+        return ExitCode::success;
+    }
+    const auto file = open_input(*options); // its type and length become the options'
+    const auto values = file ? std::optional(file->values()) : std::nullopt;
+
+    const auto devices = select_devices(options->triplet);
+    const auto kernel = reduce_kernel_source(options->kernel_dir);
+    if (devices.size() > 1)
+        return run_split(devices, *options, values, kernel, out);
+
+    const auto& selected = devices.front();
+    const auto report = query_report(selected.device);
+    const auto path = choose_path(report, options->path, options->allow_unreported);
+    const DeviceQueue device_queue(selected.device);
+    const auto reducers = build_reducers(device_queue, report, path, kernel, *options);
+
+    std::optional<StreamRead> stream_read;
+    if (options->benchmark)
+        stream_read.emplace(*reducers.front());
+    if (options->host_input)
+        return run_streamed(*reducers.front(), selected, *options, values, out);
+    if (options->mode == Mode::sweep)
+        return run_sweep(reducers, selected, *options, values, *stream_read, out);
+    return run_reduction(*reducers.front(), selected, *options, values,
+                         stream_read ? &*stream_read : nullptr, out);
+}
+
+} // namespace
+
 int main(int argc, char* argv[]) {
     return exit_code_of(
         [&] {
-            auto options = parse_options(argc, argv);
-            if (!options) // --help or --version
-                return ExitCode::success;
-            if (options->mode == Mode::list) {
-                list_devices(std::cout);
-                return ExitCode::success;
-            }
-            const auto file = open_input(*options); // its type and length become the options'
-            const auto values = file ? std::optional(file->values()) : std::nullopt;
-
-            const auto devices = select_devices(options->triplet);
-            const auto kernel = reduce_kernel_source(options->kernel_dir);
-            if (devices.size() > 1)
-                return run_split(devices, *options, values, kernel, std::cout);
-
-            const auto& selected = devices.front();
-            const auto report = query_report(selected.device);
-            const auto path = choose_path(report, options->path, options->allow_unreported);
-            const DeviceQueue device_queue(selected.device);
-            const auto reducers = build_reducers(device_queue, report, path, kernel, *options);
-
-            std::optional<StreamRead> stream_read;
-            if (options->benchmark)
-                stream_read.emplace(*reducers.front());
-            if (options->host_input)
-                return run_streamed(*reducers.front(), selected, *options, values, std::cout);
-            if (options->mode == Mode::sweep)
-                return run_sweep(reducers, selected, *options, values, *stream_read, std::cout);
-            return run_reduction(*reducers.front(), selected, *options, values,
-                                 stream_read ? &*stream_read : nullptr, std::cout);
+            const auto code = reduce_as_asked(argc, argv, std::cout);
+            require_written(std::cout);
+            return code;
         },
         std::cerr);
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iostream>
 #include <limits>
 #include <tclap/CmdLine.h>
 #include <utility>
@@ -113,6 +114,50 @@ void refuse_conflicts(const std::vector<std::pair<const TCLAP::Arg*, const TCLAP
                         " cannot be used together");
 }
 
+/// --list answers a question of its own: any other option would be ignored, so it is refused.
+void refuse_beside_list(TCLAP::CmdLine& cmd, const TCLAP::Arg& list) {
+    if (!list.isSet())
+        return;
+    for (const auto* arg : cmd.getArgList())
+        if (arg != &list && arg->isSet())
+            usage_error("--list takes no other option (--" + arg->getName() + " given)");
+}
+
+/// The arguments as TCLAP reads them: the program named "clreduce" (not its path), and
+/// "--name=value" split into "--name" "value", the GNU form TCLAP does not know.
+std::vector<std::string> split_arguments(int argc, const char* const* argv) {
+    std::vector<std::string> arguments{"clreduce"};
+    for (int i = 1; i < argc; ++i) {
+        const std::string argument = argv[i];
+        const auto equals = argument.find('=');
+        if (argument.rfind("--", 0) == 0 && equals != std::string::npos) {
+            arguments.push_back(argument.substr(0, equals));
+            arguments.push_back(argument.substr(equals + 1));
+        } else {
+            arguments.push_back(argument);
+        }
+    }
+    return arguments;
+}
+
+/// TCLAP's output, but --version prints one line, "clreduce <version>".
+class Output : public TCLAP::StdOutput {
+public:
+    void version(TCLAP::CmdLineInterface& cmd) override {
+        std::cout << cmd.getProgramName() << ' ' << cmd.getVersion() << '\n';
+    }
+};
+
+/// Which options combine, printed at the end of --help; parse_options enforces it.
+constexpr const char* combination_rule =
+    "Reduces a random array on an OpenCL device, reporting every pass's device time. "
+    "Options that do not apply are refused, never ignored: --list takes no other option; "
+    "the output is text (-v adds detail, -q keeps only the result), --json (one object) or, "
+    "with --sweep, --csv, so -v and -q shape the text alone; --sweep and --json report one "
+    "device; --host-input runs one length in one layout, so not with --sweep or --max-buffer; "
+    "--chunk needs --host-input, --allow-unreported an explicit --strategy. "
+    "--name=value is read as --name value.";
+
 } // namespace
 
 std::uint64_t parse_count(const std::string& text, const std::string& what) {
@@ -149,10 +194,10 @@ cl_device_type parse_device_type(const std::string& name) {
 }
 
 std::optional<Options> parse_options(int argc, const char* const* argv) {
-    TCLAP::CmdLine cmd("Reduces a random array on an OpenCL device, reporting every pass's "
-                       "device time.",
-                       ' ', CLREDUCE_VERSION);
+    TCLAP::CmdLine cmd(combination_rule, ' ', CLREDUCE_VERSION);
     cmd.setExceptionHandling(false);
+    Output output;
+    cmd.setOutput(&output);
 
     // TCLAP lists arguments in reverse order of creation; create them bottom-up.
     TCLAP::ValueArg<std::string> kernel_dir(
@@ -160,7 +205,9 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
         "folder", cmd);
     TCLAP::SwitchArg csv("", "csv", "With --sweep: print CSV instead of a table", cmd);
     TCLAP::SwitchArg json("", "json", "Print one JSON object instead of text", cmd);
-    TCLAP::SwitchArg sweep("", "sweep", "Benchmark lengths 2^10 ... --length (default 2^28)", cmd);
+    TCLAP::SwitchArg sweep(
+        "", "sweep",
+        "Benchmark every power of two from 2^10 to --length, and --length (default 2^28)", cmd);
     TCLAP::ValueArg<std::string> chunk(
         "", "chunk", "With --host-input: values per streamed chunk (default: 64 MiB worth)", false,
         "", "count", cmd);
@@ -171,9 +218,10 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
         "Values per device buffer; longer inputs span several (default: the device's largest)",
         false, "", "count", cmd);
     TCLAP::SwitchArg cold("", "cold", "Measure the first launch: no uncounted warm-up run", cmd);
-    TCLAP::ValueArg<std::string> iterations("i", "iterations",
-                                            "Timed runs after one warm-up; reports min and median",
-                                            false, "1", "count", cmd);
+    TCLAP::ValueArg<std::string> iterations(
+        "i", "iterations",
+        "Timed runs after one warm-up; reports min and median (default: 1; 10 with --sweep)", false,
+        "1", "count", cmd);
     TCLAP::ValueArg<std::string> work_group_size(
         "w", "work-group-size",
         "Work-group size, a power of two (default: the kernel's largest on GPUs, its "
@@ -183,56 +231,63 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     TCLAP::ValuesConstraint<std::string> factor_constraint(factor_names);
     TCLAP::ValueArg<std::string> factor("f", "factor",
                                         "Per-pass shrink factor: device (tuned) or textbook "
-                                        "(2 x work-group size)",
+                                        "(2 x work-group size) (default: device)",
                                         false, "device", &factor_constraint, cmd);
     std::vector<std::string> finish_names{"passes", "last-group", "auto"};
     TCLAP::ValuesConstraint<std::string> finish_constraint(finish_names);
     TCLAP::ValueArg<std::string> finish(
         "", "finish",
         "How partial results become one: passes (a launch each), "
-        "last-group (one launch) or auto (last-group where allowed)",
+        "last-group (one launch) or auto (last-group where allowed) (default: passes)",
         false, "passes", &finish_constraint, cmd);
     TCLAP::SwitchArg allow_unreported(
         "", "allow-unreported",
         "Build the --strategy given even if the device does not report support for it", cmd);
     std::vector<std::string> strategy_names{"auto", "work-group", "sub-group", "tree"};
     TCLAP::ValuesConstraint<std::string> strategy_constraint(strategy_names);
-    TCLAP::ValueArg<std::string> strategy("", "strategy", "How work-groups combine values", false,
-                                          "auto", &strategy_constraint, cmd);
+    TCLAP::ValueArg<std::string> strategy(
+        "", "strategy",
+        "How work-groups combine values (default: auto, the first the device reports)", false,
+        "auto", &strategy_constraint, cmd);
     TCLAP::SwitchArg list("", "list", "List every platform and device, then exit", cmd);
-    TCLAP::ValueArg<std::string> seed("s", "seed", "Seed of the random input", false, "1", "number",
-                                      cmd);
+    TCLAP::ValueArg<std::string> seed("s", "seed", "Seed of the random input (default: 1)", false,
+                                      "1", "number", cmd);
     TCLAP::ValueArg<std::string> input(
         "", "input",
         "Reduce this file's values instead of random ones: a NumPy .npy file, else raw "
         "little-endian values of --data-type",
         false, "", "file", cmd);
     TCLAP::SwitchArg quiet("q", "quiet", "Print only the result", cmd);
-    TCLAP::SwitchArg verbose("v", "verbose", "Also print capabilities, build options, plan", cmd);
+    TCLAP::SwitchArg verbose(
+        "v", "verbose", "Also print capabilities, build options, the memory needed, the plan", cmd);
     auto type_names = names_of(device_types);
     TCLAP::ValuesConstraint<std::string> type_constraint(type_names);
     TCLAP::ValueArg<std::string> type(
         "t", "type", "Device type (default: gpu, else acc, else cpu; all with --platform)", false,
         "all", &type_constraint, cmd);
     TCLAP::ValueArg<std::string> device(
-        "d", "device", "Device index within the platform; several (0,1) or all split the work",
-        false, "0", "index", cmd);
+        "d", "device",
+        "Device index within the platform; several (0,1) or all split the work (default: 0)", false,
+        "0", "index", cmd);
     TCLAP::ValueArg<std::string> platform(
         "p", "platform", "Platform index (default: the first with a device of --type)", false, "",
         "index", cmd);
-    TCLAP::ValueArg<std::string> length("l", "length", "Number of values (or 2^N)", false,
-                                        "1048576", "count", cmd);
+    TCLAP::ValueArg<std::string> length(
+        "l", "length", "Number of values, or 2^N (default: 2^20; 2^28 with --sweep)", false,
+        "1048576", "count", cmd);
     auto data_type_names = names_of(data_types());
     TCLAP::ValuesConstraint<std::string> data_type_constraint(data_type_names);
-    TCLAP::ValueArg<std::string> data_type("", "data-type", "Type of the values", false, "int32",
-                                           &data_type_constraint, cmd);
+    TCLAP::ValueArg<std::string> data_type("", "data-type", "Type of the values (default: int32)",
+                                           false, "int32", &data_type_constraint, cmd);
     auto op_names = names_of(ops);
     TCLAP::ValuesConstraint<std::string> op_constraint(op_names);
-    TCLAP::ValueArg<std::string> op("o", "op", "Reduction: sum (integers wrap around), min or max",
-                                    false, "sum", &op_constraint, cmd);
+    TCLAP::ValueArg<std::string> op(
+        "o", "op", "Reduction: sum (integers wrap around), min or max (default: sum)", false, "sum",
+        &op_constraint, cmd);
 
     try {
-        cmd.parse(argc, argv);
+        auto arguments = split_arguments(argc, argv);
+        cmd.parse(arguments);
     } catch (const TCLAP::ExitException&) {
         return std::nullopt; // --help or --version, already printed
     } catch (const TCLAP::ArgException& error) {
@@ -240,16 +295,20 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
         usage_error(error.error() + (id == "undefined" ? "" : " (" + id + ")"));
     }
 
+    refuse_beside_list(cmd, list);
     refuse_conflicts({{&verbose, &quiet},
-                      {&list, &sweep},
                       {&json, &csv},
                       {&json, &sweep},
+                      {&verbose, &json},
+                      {&verbose, &csv},
                       {&quiet, &json},
                       {&quiet, &csv},
                       {&quiet, &sweep},
                       {&host_input, &sweep},
                       {&host_input, &max_buffer},
                       {&input, &seed}});
+    if (kernel_dir.isSet() && kernel_dir.getValue().empty())
+        usage_error("--kernels '' names no folder (leave it out to use the default)");
     if (chunk.isSet() && !host_input.isSet())
         usage_error("--chunk needs --host-input");
     if (csv.isSet() && !sweep.isSet())
@@ -265,6 +324,9 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     options.length_given = length.isSet();
     options.length = sweep.isSet() && !length.isSet() ? std::uint64_t{1} << 28
                                                       : parse_count(length.getValue(), "--length");
+    if (sweep.isSet() && options.length < shortest_sweep)
+        usage_error("--sweep measures lengths from 2^10 up to --length, and --length " +
+                    length.getValue() + " is shorter");
     if (platform.isSet())
         options.triplet.platform = parse_index(platform.getValue(), "--platform");
     parse_device_list(device.getValue(), options.triplet);

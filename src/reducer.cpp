@@ -6,19 +6,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <limits>
 #include <stdexcept>
 
 namespace clreduce {
 namespace {
-
-/// "16.0 GiB" for `bytes`, a double so that absurd sizes do not overflow.
-std::string gibibytes_of(double bytes) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
-    return text;
-}
 
 double microseconds_between(std::chrono::steady_clock::time_point from,
                             std::chrono::steady_clock::time_point to) {
@@ -52,6 +44,28 @@ void refuse_past_bound(std::size_t work_group_size, const WorkGroupBound& bound,
                           " is more than device '" + device_name +
                           "' runs the kernels with: at most " + std::to_string(bound.size) +
                           " work-items, " + bound.limit);
+}
+
+/// The program's kernel `name`. A program built without it is a failed build.
+cl::Kernel program_kernel(const DeviceQueue& device_queue, const cl::Program& program,
+                          const std::string& name) {
+    try {
+        return cl::Kernel(program, name.c_str());
+    } catch (const cl::Error& error) {
+        // A compiler that accepts an unknown built-in as an external function (Oclgrind)
+        // "builds" a program whose kernels cannot be created: that is a failed build.
+        if (error.err() != CL_INVALID_KERNEL_NAME)
+            throw;
+        const auto device = device_queue.device;
+        const auto log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device);
+        throw Failure(ExitCode::kernel_build,
+                      "kernel build failed on device '" + device.getInfo<CL_DEVICE_NAME>() +
+                          "': the built program has no kernel '" + name +
+                          "' (CL_INVALID_KERNEL_NAME); build log:",
+                      log.find_first_not_of(" \n\r\t") == std::string::npos
+                          ? "(the build log is empty)"
+                          : log);
+    }
 }
 
 } // namespace
@@ -99,8 +113,8 @@ Reducer::Reducer(const DeviceQueue& device_queue, const DeviceReport& report, co
         build_options_);
     finish_ =
         confirm_finish(report, finish_, recipe.finish, [&] { return program_binary(program_); });
-    pass_kernel_ = cl::Kernel(program_, "reduce");
-    finishing_kernel_ = cl::Kernel(program_, "reduce_and_finish");
+    pass_kernel_ = program_kernel(device_queue_, program_, "reduce");
+    finishing_kernel_ = program_kernel(device_queue_, program_, "reduce_and_finish");
     arrivals_ = cl::Buffer(device_queue_.context, CL_MEM_READ_WRITE, sizeof(cl_uint));
     // Drivers copy into pinned memory directly, where other memory goes through a staging copy.
     result_buffer_ =
@@ -143,9 +157,10 @@ Reducer::~Reducer() {
     }
 }
 
-void Reducer::check_fits(std::uint64_t length, std::uint64_t per_buffer) const {
+std::uint64_t Reducer::device_values(std::uint64_t length, std::uint64_t per_buffer) const {
     // In 128 bits: a length near 2^64 with its partials and temporaries would wrap around 64.
     using Wide = unsigned __int128;
+    constexpr auto most = std::numeric_limits<std::uint64_t>::max();
     Wide partials = 0; // several pieces each leave their partials
     if (length > per_buffer) {
         const auto rest = length % per_buffer;
@@ -154,18 +169,22 @@ void Reducer::check_fits(std::uint64_t length, std::uint64_t per_buffer) const {
     }
     Wide needed = Wide{length} + partials;
     const Wide reduced = partials == 0 ? length : partials; // what the finish reduces
-    if (reduced <= std::numeric_limits<std::uint64_t>::max()) {
-        const auto temporaries = temporary_values(plan(static_cast<std::uint64_t>(reduced)));
-        needed += Wide{temporaries[0]} + temporaries[1];
-    } // else the partials alone are past any memory
-    const std::uint64_t available = report_.global_memory / value_size();
+    if (reduced > most)
+        return most; // the partials alone are past any memory
+    const auto temporaries = temporary_values(plan(static_cast<std::uint64_t>(reduced)));
+    needed += Wide{temporaries[0]} + temporaries[1];
+    return needed > most ? most : static_cast<std::uint64_t>(needed);
+}
+
+void Reducer::check_fits(std::uint64_t length, std::uint64_t per_buffer) const {
+    const auto size = value_size();
+    const auto needed = device_values(length, per_buffer);
+    const std::uint64_t available = report_.global_memory / size;
     if (needed > available)
         throw Failure(ExitCode::unsupported,
-                      "length " + std::to_string(length) + " needs " +
-                          gibibytes_of(static_cast<double>(needed) * value_size()) +
-                          " with its temporaries, but device '" + report_.name + "' has " +
-                          gibibytes_of(static_cast<double>(report_.global_memory)) +
-                          " (CL_DEVICE_GLOBAL_MEM_SIZE)");
+                      "length " + std::to_string(length) + " needs " + bytes_text(needed, size) +
+                          " of device memory with its temporaries, but device '" + report_.name +
+                          "' has " + bytes_text(available, size) + " (CL_DEVICE_GLOBAL_MEM_SIZE)");
 }
 
 void Reducer::size_temporary(std::size_t which, std::uint64_t values) {

@@ -4,6 +4,7 @@
 #include "clreduce/reference.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iomanip>
 #include <ostream>
@@ -126,6 +127,14 @@ void print_setup(std::ostream& out, const SelectedDevice& selected, const Reduce
         << "host reference: " << host_reduce_method(reducer.op(), reducer.type()) << '\n';
 }
 
+void print_memory(std::ostream& out, const Reducer& reducer, std::uint64_t length,
+                  std::uint64_t per_buffer) {
+    const auto size = reducer.value_size();
+    out << "memory: host " << bytes_text(length, size) << " (the values), device "
+        << bytes_text(reducer.device_values(length, per_buffer), size)
+        << " (the values, partials and temporaries)\n";
+}
+
 void print_plan(std::ostream& out, const std::vector<Pass>& passes) {
     out << "plan: " << passes.size() << (passes.size() == 1 ? " pass" : " passes");
     for (const auto& pass : passes)
@@ -176,66 +185,157 @@ void print_measurement(std::ostream& out, const Measurement& measurement) {
     print_result(out, measurement);
 }
 
-void print_json(std::ostream& out, const Measurement& measurement, const Reducer& reducer,
-                const Options& options) {
-    const auto& report = reducer.report();
-    const auto span = measurement.span_us();
-    out << "{\"platform\": " << json_string(report.platform_name)
-        << ", \"device\": " << json_string(report.name)
-        << ", \"strategy\": " << json_string(name_of(reducer.path()))
-        << ", \"factor\": " << json_string(name_of(reducer.factor()))
-        << ", \"finish\": " << json_string(name_of(reducer.finish()))
-        << ", \"type\": " << json_string(name_of(reducer.type()))
-        << ", \"op\": " << json_string(name_of(reducer.op()))
-        << ", \"length\": " << measurement.length
-        << (options.input ? ", \"input\": " + json_string(*options.input)
-                          : ", \"seed\": " + std::to_string(options.seed))
-        << ", \"iterations\": " << measurement.runs.size()
-        << ", \"warm_up\": " << (options.cold ? "false" : "true")
-        << ", \"work_group_size\": " << reducer.work_group_size()
-        << ", \"result\": " << to_string(measurement.runs.front().value)
-        << ", \"expected\": " << to_string(measurement.expected.value)
-        << ", \"error\": " << to_string(measurement.largest_error())
-        << ", \"check\": " << json_string(name_of(measurement.check))
-        << ", \"tolerance\": " << to_string(measurement.tolerance)
-        << ", \"valid\": " << (measurement.valid() ? "true" : "false")
-        << ", \"buffers\": " << std::max<std::size_t>(measurement.runs.front().pieces, 1)
-        << ", \"passes\": [";
+namespace {
+
+/// One JSON object, its members in the order they are added.
+class JsonObject {
+public:
+    JsonObject& member(const std::string& key, const std::string& json) {
+        text_ += (text_.empty() ? "{" : ", ") + json_string(key) + ": " + json;
+        return *this;
+    }
+    JsonObject& text(const std::string& key, const std::string& value) {
+        return member(key, json_string(value));
+    }
+    JsonObject& count(const std::string& key, std::uint64_t value) {
+        return member(key, std::to_string(value));
+    }
+    JsonObject& flag(const std::string& key, bool value) {
+        return member(key, value ? "true" : "false");
+    }
+    /// A figure; JSON has no NaN or infinity, so a figure that is not finite is null.
+    JsonObject& figure(const std::string& key, double value, int decimals = 3) {
+        return member(key, std::isfinite(value) ? fixed(value, decimals) : "null");
+    }
+    /// A double in full precision (17 significant digits), null when not finite.
+    JsonObject& precise(const std::string& key, double value) {
+        char digits[32];
+        std::snprintf(digits, sizeof digits, "%.17g", value);
+        return member(key, std::isfinite(value) ? digits : "null");
+    }
+    /// "<key>_min" and "<key>_median" in microseconds, then "<key_gbps>" of the min.
+    JsonObject& timing(const std::string& key, const std::optional<Statistic>& us,
+                       std::uint64_t bytes, const std::string& gbps_key = {}) {
+        figure(key + "_min", us ? us->min : std::nan(""));
+        figure(key + "_median", us ? us->median : std::nan(""));
+        if (!gbps_key.empty())
+            figure(gbps_key, us ? gigabytes_per_second(bytes, us->min) : std::nan(""));
+        return *this;
+    }
+    std::string str() const { return text_.empty() ? "{}" : text_ + "}"; }
+
+private:
+    std::string text_;
+};
+
+/// The passes of the first run, each with its device time over the timed runs.
+std::string json_passes(const Measurement& measurement) {
+    std::string list;
     const auto& passes = measurement.runs.front().passes;
     for (std::size_t i = 0; i < passes.size(); ++i) {
         const auto& pass = passes[i].pass;
-        const auto us = measurement.pass_us(i);
-        out << (i == 0 ? "" : ", ") << "{\"in\": " << pass.in << ", \"out\": " << pass.out()
-            << ", \"work_groups\": " << pass.work_groups
-            << ", \"work_group_size\": " << pass.work_group_size << ", \"us\": " << fixed(us.min, 3)
-            << ", \"us_median\": " << fixed(us.median, 3) << "}";
+        list += (i == 0 ? "" : ", ") + JsonObject()
+                                           .count("in", pass.in)
+                                           .count("out", pass.out())
+                                           .count("work_groups", pass.work_groups)
+                                           .count("work_group_size", pass.work_group_size)
+                                           .timing("us", measurement.pass_us(i),
+                                                   pass.in * info(measurement.type).size, "gbps")
+                                           .str();
     }
-    out << "], \"span_us\": " << fixed(span.min, 3)
-        << ", \"span_us_median\": " << fixed(span.median, 3)
-        << ", \"host_us\": " << fixed(measurement.observed_us().min, 3)
-        << ", \"host_us_median\": " << fixed(measurement.observed_us().median, 3)
-        << ", \"host_reference_us\": " << fixed(measurement.host_reference_us.min, 3)
-        << ", \"reference_method\": " << json_string(measurement.expected.method)
-        << ", \"gbps\": " << fixed(gigabytes_per_second(measurement.bytes(), span.min), 3);
-    if (measurement.stream_read_us)
-        out << ", \"read_us\": " << fixed(measurement.stream_read_us->min, 3) << ", \"read_gbps\": "
-            << fixed(gigabytes_per_second(measurement.bytes(), measurement.stream_read_us->min), 3);
-    out << "}\n";
+    return "[" + list + "]";
 }
 
-void print_sweep(std::ostream& out, const std::vector<SweepRow>& rows, Format format) {
+std::string json_host_input(const HostInputFigures* host_input, std::uint64_t bytes) {
+    if (!host_input)
+        return "null";
+    return JsonObject()
+        .flag("in_place", host_input->in_place)
+        .count("chunk", host_input->chunk)
+        .timing("upload_us", host_input->upload_us, bytes, "upload_gbps")
+        .timing("end_to_end_us", host_input->end_to_end_us, bytes, "end_to_end_gbps")
+        .timing("copy_us", host_input->copy_us, bytes, "copy_gbps")
+        .str();
+}
+
+} // namespace
+
+void print_json(std::ostream& out, const Measurement& measurement, const SelectedDevice& selected,
+                const Reducer& reducer, const Options& options,
+                const HostInputFigures* host_input) {
+    const auto& report = reducer.report();
+    const auto bytes = measurement.bytes();
+    out << JsonObject()
+               .text("clreduce_version", CLREDUCE_VERSION)
+               .text("platform", report.platform_name)
+               .count("platform_index", selected.platform_index)
+               .text("device", report.name)
+               .count("device_index", selected.device_index)
+               .text("device_version", report.version_text)
+               .text("strategy", name_of(reducer.path()))
+               .text("factor", name_of(reducer.factor()))
+               .text("finish", name_of(reducer.finish()))
+               .text("type", name_of(reducer.type()))
+               .text("op", name_of(reducer.op()))
+               .count("length", measurement.length)
+               .member(options.input ? "input" : "seed",
+                       options.input ? json_string(*options.input) : std::to_string(options.seed))
+               .count("iterations", measurement.runs.size())
+               .flag("warm_up", !options.cold)
+               .count("work_group_size", reducer.work_group_size())
+               .count("buffers", std::max<std::size_t>(measurement.runs.front().pieces, 1))
+               .member("host_input", json_host_input(host_input, bytes))
+               .member("passes", json_passes(measurement))
+               .timing("span_us", measurement.span_us(), bytes, "span_gbps")
+               .timing("host_observed_us", measurement.observed_us(), bytes)
+               .timing("stream_read_us", measurement.stream_read_us, bytes, "stream_read_gbps")
+               .timing("host_reference_us", measurement.host_reference_us, bytes,
+                       "host_reference_gbps")
+               .text("reference_method", measurement.expected.method)
+               .text("result", to_string(measurement.runs.front().value))
+               .text("reference", to_string(measurement.expected.value))
+               .precise("error", measurement.largest_error())
+               .text("check", name_of(measurement.check))
+               .precise("bound", measurement.tolerance)
+               .flag("valid", measurement.valid())
+               .str()
+        << '\n';
+}
+
+namespace {
+
+/// A CSV field, quoted (RFC 4180) when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& text) {
+    if (text.find_first_of(",\"\n") == std::string::npos)
+        return text;
+    std::string quoted = "\"";
+    for (const char c : text)
+        quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + '"';
+}
+
+} // namespace
+
+void print_sweep(std::ostream& out, const std::vector<SweepRow>& rows, Format format,
+                 const std::string& device) {
     const bool csv = format == Format::csv;
-    const auto cell = [&](const std::string& text, int width) {
+    // The table's last column is "valid"; CSV adds the device, which the table's header names.
+    const auto cell = [&](const std::string& text, int width, bool last_in_table = false) {
         if (csv)
-            out << text << (width < 0 ? "\n" : ",");
+            out << text << ",";
         else
-            out << std::setw(width < 0 ? -width : width) << text << (width < 0 ? "\n" : "");
+            out << std::setw(width) << text << (last_in_table ? "\n" : "");
+    };
+    const auto end_row = [&](const std::string& device_field) {
+        if (csv)
+            out << device_field << '\n';
     };
     cell("length", 12), cell("type", 7), cell("op", 4), cell("finish", 11), cell("passes", 7),
         cell("span_us", 11);
     cell("span_us_median", 15), cell("gbps", 9), cell("read_us", 11), cell("read_gbps", 13);
     cell("of_read", 11), cell("observed_us", 12), cell("observed_us_median", 19);
-    cell("reference_us", 13), cell("reference_gbps", 15), cell("valid", -6);
+    cell("reference_us", 13), cell("reference_gbps", 15), cell("valid", 6, true);
+    end_row("device");
     for (const auto& [op, finish, row] : rows) {
         const auto span = row.span_us();
         const auto observed = row.observed_us();
@@ -253,7 +353,8 @@ void print_sweep(std::ostream& out, const std::vector<SweepRow>& rows, Format fo
         cell(fixed(observed.min), 12), cell(fixed(observed.median), 19);
         cell(fixed(row.host_reference_us.min), 13);
         cell(fixed(gigabytes_per_second(bytes, row.host_reference_us.min)), 15);
-        cell(row.valid() ? "yes" : "NO", -6);
+        cell(row.valid() ? "yes" : "NO", 6, true);
+        end_row(csv_field(device));
     }
 }
 

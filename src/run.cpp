@@ -1,5 +1,6 @@
 #include "clreduce/run.hpp"
 
+#include "clreduce/progress.hpp"
 #include "clreduce/reference.hpp"
 #include "clreduce/report.hpp"
 
@@ -9,16 +10,50 @@
 namespace clreduce {
 namespace {
 
-/// The options.length values to reduce: the file's first, or else a random draw, which
-/// `drawn` keeps, after refusing one larger than the host's memory (a mapped file pages in
-/// and out instead).
-ValuesView input_values(const Reducer& reducer, const Options& options,
-                        const std::optional<ValuesView>& file, HostValues& drawn) {
-    if (file)
-        return file->part(0, options.length);
-    refuse_past_host_memory(options.length, reducer.value_size());
-    drawn = random_values(reducer.type(), reducer.op(), options.length, options.seed);
-    return drawn;
+/// Refuses a length that the device's or the host's memory cannot hold, before anything is
+/// printed or allocated. A mapped file takes no host memory of its own: it pages in and out.
+void refuse_past_memory(const Reducer& reducer, std::uint64_t length, std::uint64_t per_buffer,
+                        const std::optional<ValuesView>& file) {
+    reducer.check_fits(length, per_buffer);
+    if (!file)
+        refuse_past_host_memory(length, reducer.value_size());
+}
+
+/// The input: the file's first options.length values, or else a random draw; uploaded. Each
+/// step says what it does when it takes long.
+struct Input {
+    Input(const Reducer& reducer, const Options& options, const std::optional<ValuesView>& file,
+          std::uint64_t per_buffer)
+        : values(file ? file->part(0, options.length) : generate(reducer, options, drawn))
+        , device(upload(reducer, values, per_buffer)) {}
+
+    HostValues drawn; // the random draw, without a file
+    ValuesView values;
+    DeviceInput device;
+
+private:
+    static ValuesView generate(const Reducer& reducer, const Options& options, HostValues& drawn) {
+        const Progress note("generating " + std::to_string(options.length) + " random " +
+                            name_of(reducer.type()) + " values");
+        drawn = random_values(reducer.type(), reducer.op(), options.length, options.seed);
+        return drawn;
+    }
+    static DeviceInput upload(const Reducer& reducer, const ValuesView& values,
+                              std::uint64_t per_buffer) {
+        const Progress note("uploading " + bytes_text(values.length, reducer.value_size()) +
+                            " to the device");
+        return DeviceInput(reducer.device_queue(), values, per_buffer);
+    }
+};
+
+/// `measure`, saying so when it takes long.
+Measurement measure_noted(Reducer& reducer, const Input& input, std::uint64_t length,
+                          const Options& options, StreamRead* stream_read) {
+    const Progress note(std::to_string(options.iterations) + " timed run" +
+                        (options.iterations == 1 ? "" : "s") + " of " + std::to_string(length) +
+                        " values and the host reference");
+    return measure(reducer, input.device, input.values, length, {options.iterations, !options.cold},
+                   stream_read);
 }
 
 } // namespace
@@ -27,9 +62,10 @@ void refuse_past_host_memory(std::uint64_t length, std::size_t value_size) {
     const auto host_memory = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
                              static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
     if (length > host_memory / value_size)
-        throw Failure(ExitCode::unsupported, "length " + std::to_string(length) +
-                                                 " does not fit in this host's memory (" +
-                                                 std::to_string(host_memory) + " bytes)");
+        throw Failure(
+            ExitCode::unsupported,
+            "length " + std::to_string(length) + " needs " + bytes_text(length, value_size) +
+                " of host memory for its values, but this host has " + bytes_text(host_memory, 1));
 }
 
 void refuse_wrong_result(const Measurement& measurement) {
@@ -44,17 +80,9 @@ void refuse_wrong_result(const Measurement& measurement) {
                                    : ""));
 }
 
-namespace {
-
-Repeats repeats_of(const Options& options) {
-    return {options.iterations, !options.cold};
-}
-
-} // namespace
-
 std::vector<std::uint64_t> sweep_lengths(std::uint64_t largest) {
     std::vector<std::uint64_t> lengths;
-    for (std::uint64_t length = 1024; length <= largest; length *= 2) {
+    for (std::uint64_t length = shortest_sweep; length <= largest; length *= 2) {
         lengths.push_back(length);
         if (length > largest / 2)
             break;
@@ -86,23 +114,22 @@ ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const O
                        const std::optional<ValuesView>& file, StreamRead* stream_read,
                        std::ostream& out) {
     const auto per_buffer = buffer_values(reducer.report(), reducer.type(), options.max_buffer);
-    reducer.check_fits(options.length, per_buffer);
+    refuse_past_memory(reducer, options.length, per_buffer, file);
     const bool text = options.format == Format::text && options.verbosity != Verbosity::quiet;
     if (text) {
         print_title(out, options);
         print_setup(out, selected, reducer, options);
     }
-    if (options.verbosity == Verbosity::verbose)
+    if (options.verbosity == Verbosity::verbose) {
+        print_memory(out, reducer, options.length, per_buffer);
         print_plan(out, reducer.plan(options.length));
+    }
 
-    HostValues drawn;
-    const auto values = input_values(reducer, options, file, drawn);
-    const DeviceInput input(reducer.device_queue(), values, per_buffer);
-    const auto measurement =
-        measure(reducer, input, values, options.length, repeats_of(options), stream_read);
+    const Input input(reducer, options, file, per_buffer);
+    const auto measurement = measure_noted(reducer, input, options.length, options, stream_read);
 
     if (options.format == Format::json)
-        print_json(out, measurement, reducer, options);
+        print_json(out, measurement, selected, reducer, options);
     else if (options.verbosity == Verbosity::quiet)
         out << to_string(measurement.runs.front().value) << '\n';
     else
@@ -118,22 +145,21 @@ ExitCode run_sweep(const std::vector<std::unique_ptr<Reducer>>& reducers,
                    std::ostream& out) {
     const auto& reducer = *reducers.front();
     const auto per_buffer = buffer_values(reducer.report(), reducer.type(), options.max_buffer);
-    reducer.check_fits(options.length, per_buffer);
+    refuse_past_memory(reducer, options.length, per_buffer, file);
     if (options.format == Format::text) {
         print_title(out, options);
         for (const auto& each : reducers)
             print_setup(out, selected, *each, options);
+        if (options.verbosity == Verbosity::verbose)
+            print_memory(out, reducer, options.length, per_buffer);
     }
-    HostValues drawn;
-    const auto values = input_values(reducer, options, file, drawn);
-    const DeviceInput input(reducer.device_queue(), values, per_buffer);
+    const Input input(reducer, options, file, per_buffer);
     std::vector<SweepRow> rows;
     for (const auto length : sweep_lengths(options.length))
         for (const auto& reducer : reducers)
             rows.push_back({reducer->op(), reducer->finish(),
-                            measure(*reducer, input, values, length, repeats_of(options),
-                                    &stream_read)});
-    print_sweep(out, rows, options.format);
+                            measure_noted(*reducer, input, length, options, &stream_read)});
+    print_sweep(out, rows, options.format, reducer.report().name);
     out.flush();
     for (const auto& row : rows)
         refuse_wrong_result(row.measurement);

@@ -2,8 +2,10 @@
 
 #include "clreduce/errors.hpp"
 
-#include <fstream>
-#include <sstream>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
 #include <system_error>
 
 namespace clreduce {
@@ -11,13 +13,27 @@ namespace {
 
 namespace fs = std::filesystem;
 
+/// The file's bytes; a file that cannot be opened or read is refused with the system's
+/// reason, an empty one as empty (it would build to a program without kernels).
 std::string read_whole(const fs::path& path) {
-    std::ifstream file(path, std::ios::binary);
-    std::ostringstream text;
-    text << file.rdbuf();
-    if (!file || !text)
-        throw Failure(ExitCode::kernel_source, "cannot read kernel file " + path.string());
-    return text.str();
+    const auto refuse = [&](const std::string& reason) {
+        throw Failure(ExitCode::kernel_source,
+                      "cannot read kernel file " + path.string() + ": " + reason);
+    };
+    const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
+                                                               std::fclose);
+    if (!file)
+        refuse(std::strerror(errno));
+    std::string text;
+    char block[65536];
+    std::size_t count;
+    while ((count = std::fread(block, 1, sizeof block, file.get())) > 0)
+        text.append(block, count);
+    if (std::ferror(file.get()))
+        refuse(std::strerror(errno));
+    if (text.empty())
+        throw Failure(ExitCode::kernel_source, "kernel file " + path.string() + " is empty");
+    return text;
 }
 
 /// The OpenCL C expression of op(a, b) for `type` or, with `vector` "4", its 4-vector. An

@@ -2,6 +2,7 @@
 
 #include "clreduce/errors.hpp"
 #include "clreduce/input.hpp"
+#include "clreduce/progress.hpp"
 #include "clreduce/report.hpp"
 #include "clreduce/run.hpp"
 
@@ -240,20 +241,26 @@ std::unique_ptr<HostStream> make_host_stream(Reducer& reducer,
 ExitCode run_streamed(Reducer& reducer, const SelectedDevice& selected, const Options& options,
                       const std::optional<ValuesView>& file, std::ostream& out) {
     const auto chunk = stream_chunk(reducer, options.length, options.chunk);
+    if (!file) // a mapped file pages in and out instead
+        refuse_past_host_memory(options.length, reducer.value_size());
     const bool text = options.format == Format::text && options.verbosity != Verbosity::quiet;
     if (text) {
         print_title(out, options);
         print_setup(out, selected, reducer, options);
     }
-    if (!file) // a mapped file pages in and out instead
-        refuse_past_host_memory(options.length, reducer.value_size());
+    Progress preparing(file ? "mapping the file's values for the stream"
+                            : "generating " + std::to_string(options.length) + " random " +
+                                  name_of(reducer.type()) + " values in host memory");
     const auto streamed = make_host_stream(reducer, file, 0, options.length, chunk, options.seed);
     auto& stream = *streamed;
+    preparing.end();
 
     Measurement measurement;
     measurement.type = reducer.type();
     measurement.length = options.length;
     std::vector<double> upload, end_to_end, copy;
+    Progress streaming("streaming " + std::to_string(options.length) +
+                       " values to the device, and the host reference");
     repeat({options.iterations, !options.cold}, [&](bool counted) {
         auto run = stream.reduce(options.length);
         const auto copy_us = stream.copy_us(options.length);
@@ -269,10 +276,14 @@ ExitCode run_streamed(Reducer& reducer, const SelectedDevice& selected, const Op
         measurement, reducer, {options.iterations, !options.cold},
         [&] { return host_reduce(reducer.op(), reducer.type(), stream.spans(options.length)); },
         file ? file->origin : Origin::drawn);
+    streaming.end();
 
-    const auto bytes = measurement.bytes();
+    HostInputFigures figures{stream.in_place(), stream.chunk(), {}, {}, {}};
+    if (!stream.in_place())
+        figures = {false, stream.chunk(), summarize(upload), summarize(end_to_end),
+                   summarize(copy)};
     if (options.format == Format::json) {
-        print_json(out, measurement, reducer, options);
+        print_json(out, measurement, selected, reducer, options, &figures);
     } else if (options.verbosity == Verbosity::quiet) {
         out << to_string(measurement.runs.front().value) << '\n';
     } else {
@@ -286,13 +297,14 @@ ExitCode run_streamed(Reducer& reducer, const SelectedDevice& selected, const Op
             << '\n';
         print_measurement(out, measurement);
         if (!stream.in_place()) {
-            const auto timing = [&](const std::vector<double>& us) {
-                return timing_text(summarize(us), bytes, us.size() > 1);
+            const auto timing = [&](const Statistic& us) {
+                return timing_text(us, measurement.bytes(), measurement.runs.size() > 1);
             };
-            out << "upload          " << timing(upload) << ", the uploads' own time\n"
-                << "end to end      " << timing(end_to_end)
+            out << "upload          " << timing(*figures.upload_us) << ", the uploads' own time\n"
+                << "end to end      " << timing(*figures.end_to_end_us)
                 << ", first upload's start to the result\n"
-                << "copy ceiling    " << timing(copy) << ", the same uploads alone, back to back\n";
+                << "copy ceiling    " << timing(*figures.copy_us)
+                << ", the same uploads alone, back to back\n";
         }
     }
     out.flush();

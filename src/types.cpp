@@ -1,7 +1,10 @@
 #include "clreduce/types.hpp"
 
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <iomanip>
+#include <iterator>
 #include <limits>
 #include <sstream>
 
@@ -35,6 +38,8 @@ std::string to_string(const Scalar& value) {
         [](auto x) {
             using T = decltype(x);
             if constexpr (std::is_floating_point_v<T>) {
+                if (std::isnan(x)) // a NaN's sign means nothing; the stream would print "-nan"
+                    return std::string("nan");
                 std::ostringstream text;
                 text << std::setprecision(std::numeric_limits<T>::max_digits10) << x;
                 return text.str();
@@ -77,6 +82,19 @@ ValuesView::ValuesView(const HostValues& values)
 ValuesView ValuesView::part(std::uint64_t first, std::uint64_t count) const {
     const auto* bytes = static_cast<const unsigned char*>(data) + first * info(type).size;
     return {type, bytes, count, origin};
+}
+
+std::string bytes_text(std::uint64_t values, std::size_t size) {
+    double amount = static_cast<double>(values) * static_cast<double>(size);
+    if (amount < 1024)
+        return std::to_string(static_cast<std::uint64_t>(amount)) + " B";
+    const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB"};
+    std::size_t unit = 0;
+    for (amount /= 1024; amount >= 1024 && unit + 1 < std::size(units); amount /= 1024)
+        ++unit;
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f %s", amount, units[unit]);
+    return text;
 }
 
 } // namespace clreduce

@@ -42,3 +42,18 @@ TEST_CASE("a failure's details follow its line", "[errors]") {
         err);
     CHECK(err.str() == "clreduce: error: build failed\nlog line\n");
 }
+
+TEST_CASE("output that could not be written is a host failure", "[errors]") {
+    std::ostringstream written;
+    written << "report\n";
+    CHECK_NOTHROW(require_written(written));
+    std::ostringstream lost;
+    lost.setstate(std::ios::badbit);
+    try {
+        require_written(lost);
+        FAIL("a failed write passed");
+    } catch (const Failure& failure) {
+        CHECK(failure.code() == ExitCode::host);
+        CHECK_THAT(failure.what(), Catch::StartsWith("cannot write the output"));
+    }
+}

@@ -149,3 +149,16 @@ TEST_CASE("the last-group finish builds with C11 atomics where they are ordered,
     CHECK(beyond_type(build_options(opencl_2, Path::tree, Finish::last_group)) ==
           "-cl-std=CL2.0 -D REDUCE_ORDERED_ATOMICS");
 }
+
+TEST_CASE("the device list says passes where neither the memory model nor PTX can order the finish",
+          "[finish]") {
+    auto opencl_1 = opencl_3("Oclgrind Simulator", CL_DEVICE_TYPE_GPU, {});
+    opencl_1.opencl = {1, 2};
+    opencl_1.opencl_c = {{1, 0}, {1, 1}, {1, 2}};
+    CHECK_THAT(describe_finish_support(opencl_1),
+               Catch::StartsWith("passes: it reports neither OpenCL C 2.x") &&
+                   !Catch::Contains("NVIDIA"));
+    CHECK_THAT(describe_finish_support(nvidia()),
+               Catch::StartsWith("last-group where the compiled kernel shows"));
+    CHECK_THAT(describe_finish_support(pocl_3()), Catch::StartsWith("last-group (atomics"));
+}

@@ -68,7 +68,6 @@ TEST_CASE("every option is read into its field", "[options]") {
                                 "99",
                                 "-i",
                                 "7",
-                                "--json",
                                 "-v",
                                 "--kernels",
                                 "/k",
@@ -88,12 +87,33 @@ TEST_CASE("every option is read into its field", "[options]") {
     CHECK(options->seed == 99);
     CHECK(options->iterations == 7);
     CHECK(options->benchmark);
-    CHECK(options->format == Format::json);
     CHECK(options->verbosity == Verbosity::verbose);
     CHECK(options->kernel_dir == "/k");
     CHECK(options->finish == Finish::last_group);
     CHECK(options->finish_given);
     CHECK(options->cold);
+}
+
+TEST_CASE("an option written --name=value reads as --name value", "[options]") {
+    const auto options = parse({"--length=2^10", "--op=min", "--kernels=/a=b", "-s", "5"});
+    REQUIRE(options);
+    CHECK(options->length == 1024);
+    CHECK(options->op == Op::min);
+    CHECK(options->kernel_dir == "/a=b");
+    CHECK(options->seed == 5);
+}
+
+TEST_CASE("a JSON run asks for one object", "[options]") {
+    const auto options = parse({"--json", "-i", "3"});
+    REQUIRE(options);
+    CHECK(options->format == Format::json);
+}
+
+TEST_CASE("verbose output shapes a sweep's text table", "[options]") {
+    const auto options = parse({"--sweep", "-v", "-l", "2^10"});
+    REQUIRE(options);
+    CHECK(options->verbosity == Verbosity::verbose);
+    CHECK(options->format == Format::text);
 }
 
 TEST_CASE("a finish of auto leaves the choice to the device", "[options]") {
@@ -155,7 +175,17 @@ TEST_CASE("invalid command lines are usage errors that name the problem", "[opti
         Case{{"-i", "1000001"}, "out of range"},
         Case{{"-s", "-1"}, "--seed '-1'"},
         Case{{"-v", "-q"}, "cannot be used together"},
-        Case{{"--list", "--sweep"}, "cannot be used together"},
+        Case{{"--list", "--sweep"}, "--list takes no other option (--sweep given)"},
+        Case{{"--list", "--json"}, "--list takes no other option (--json given)"},
+        Case{{"--list", "-d", "1"}, "--list takes no other option (--device given)"},
+        Case{{"--list", "-t", "cpu"}, "--list takes no other option (--type given)"},
+        Case{{"--list", "-q"}, "--list takes no other option (--quiet given)"},
+        Case{{"--list", "-l", "5"}, "--list takes no other option (--length given)"},
+        Case{{"-v", "--json"}, "--verbose and --json cannot be used together"},
+        Case{{"-v", "--sweep", "--csv"}, "--verbose and --csv cannot be used together"},
+        Case{{"--kernels", ""}, "--kernels '' names no folder"},
+        Case{{"--kernels="}, "--kernels '' names no folder"},
+        Case{{"--sweep", "-l", "100"}, "--sweep measures lengths from 2^10"},
         Case{{"--json", "--sweep"}, "cannot be used together"},
         Case{{"--csv"}, "--csv needs --sweep"},
         Case{{"--allow-unreported"}, "needs an explicit --strategy"},

@@ -172,3 +172,20 @@ TEST_CASE("every type's table row names itself", "[types]") {
     CHECK(to_string(Scalar(cl_float{0.1f})) == "0.100000001");
     CHECK(to_string(Scalar(cl_long{LLONG_MIN})) == "-9223372036854775808");
 }
+
+TEST_CASE("non-finite values print as nan, inf and -inf, whatever a NaN's sign", "[types]") {
+    const auto nan = std::numeric_limits<cl_double>::quiet_NaN();
+    CHECK(to_string(Scalar(nan)) == "nan");
+    CHECK(to_string(Scalar(-nan)) == "nan");
+    CHECK(to_string(Scalar(static_cast<cl_float>(-nan))) == "nan");
+    CHECK(to_string(Scalar(std::numeric_limits<cl_float>::infinity())) == "inf");
+    CHECK(to_string(Scalar(-std::numeric_limits<cl_double>::infinity())) == "-inf");
+}
+
+TEST_CASE("memory sizes print in one set of binary units", "[types]") {
+    CHECK(bytes_text(100, 4) == "400 B");
+    CHECK(bytes_text(1 << 20, 4) == "4.0 MiB");
+    CHECK(bytes_text(std::uint64_t{1} << 32, 4) == "16.0 GiB");
+    CHECK(bytes_text(std::uint64_t{1} << 60, 4) == "4.0 EiB");
+    CHECK(bytes_text(UINT64_MAX, 8) == "128.0 EiB");
+}

@@ -2,6 +2,8 @@
 #include "clreduce/errors.hpp"
 #include "clreduce/source.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -86,6 +88,18 @@ TEST_CASE("kernel files are read from the first folder that has them", "[source]
     CHECK_THROWS_WITH(read_kernel_file("folder.cl", {root / "first"}),
                       Catch::Contains("cannot read kernel file"));
     fs::remove_all(root);
+}
+
+TEST_CASE("an empty kernel file is called empty, an unreadable one says why", "[source]") {
+    const auto root = fs::temp_directory_path() / "clreduce-test-empty-source";
+    fs::create_directories(root);
+    std::ofstream(root / "empty.cl").close();
+    CHECK_THROWS_WITH(read_kernel_file("empty.cl", {root}),
+                      "kernel file " + (root / "empty.cl").string() + " is empty");
+    fs::remove_all(root);
+    // Reading /proc/self/mem from offset 0 fails (EIO) even for root, which reads any file.
+    CHECK_THROWS_WITH(read_kernel_file("mem", {"/proc/self"}),
+                      "cannot read kernel file /proc/self/mem: " + std::string(std::strerror(EIO)));
 }
 
 TEST_CASE("the kernel built into the library is kernels/reduce.cl as it is now", "[source]") {

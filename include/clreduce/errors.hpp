@@ -19,7 +19,7 @@ enum class ExitCode : int {
     kernel_source = 5, // a kernel file is missing or unreadable
     kernel_build = 6,  // the OpenCL C compiler rejected the kernel (its log is printed)
     opencl = 7,        // an OpenCL call failed at run time
-    host = 8,          // the host failed (out of memory, an unexpected exception)
+    host = 8,          // the host failed (out of memory, writing the output, an exception)
     input_data = 9,    // the --input file is missing, unreadable or not a valid input
 };
 
@@ -38,6 +38,11 @@ private:
 
 /// The CL_... name of an OpenCL error code, e.g. "CL_INVALID_VALUE".
 std::string cl_error_name(cl_int code);
+
+/// Flushes `out` (standard output) and throws Failure(ExitCode::host) with the system's reason
+/// when any write to it failed: a full disk, a closed stream. A report that did not arrive
+/// must not end in exit 0.
+void require_written(std::ostream& out);
 
 /// Runs `body` and returns its exit code; any exception becomes one line on `err`, prefixed
 /// "clreduce: error: ", and the matching exit code. Nothing escapes.

@@ -24,6 +24,8 @@ struct DeviceTriplet {
 
 /// The most buffers (--max-buffer) or chunks (--chunk) one input may be cut into.
 constexpr std::uint64_t most_pieces = 65536;
+/// --sweep's first length: 2^10, where a launch's fixed cost still dominates on every device.
+constexpr std::uint64_t shortest_sweep = 1024;
 
 enum class Verbosity { quiet, normal, verbose };
 enum class Mode { reduce, list, sweep };

@@ -107,6 +107,9 @@ public:
     /// buffers of at most `per_buffer` values, and the temporaries do not fit in the device's
     /// global memory; call it before making the input.
     void check_fits(std::uint64_t length, std::uint64_t per_buffer) const;
+    /// The values of device memory `length` values need in buffers of at most `per_buffer`:
+    /// the input, the pieces' partials and the two temporaries.
+    std::uint64_t device_values(std::uint64_t length, std::uint64_t per_buffer) const;
 
     /// Reduces the first `length` values of `input` (of the recipe's type), which it only
     /// reads. Throws std::invalid_argument when `input` holds fewer than `length` values.

@@ -6,7 +6,9 @@
 #include "clreduce/options.hpp"
 #include "clreduce/reducer.hpp"
 
+#include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,11 @@ void print_title(std::ostream& out, const Options& options);
 void print_setup(std::ostream& out, const SelectedDevice& selected, const Reducer& reducer,
                  const Options& options);
 
+/// The host and device memory a reduction of `length` values in buffers of at most
+/// `per_buffer` needs (--verbose).
+void print_memory(std::ostream& out, const Reducer& reducer, std::uint64_t length,
+                  std::uint64_t per_buffer);
+
 /// The pass plan for `length`, before anything runs (--verbose).
 void print_plan(std::ostream& out, const std::vector<Pass>& passes);
 
@@ -37,9 +44,21 @@ void print_plan(std::ostream& out, const std::vector<Pass>& passes);
 /// the host-observed time, the host reference and the verdict.
 void print_measurement(std::ostream& out, const Measurement& measurement);
 
-/// One JSON object with the same content as print_measurement.
-void print_json(std::ostream& out, const Measurement& measurement, const Reducer& reducer,
-                const Options& options);
+/// What --host-input adds to the report: how the input reached the device and, for copied
+/// chunks, the uploads' own time, end to end, and the copy ceiling (README).
+struct HostInputFigures {
+    bool in_place = false;
+    std::uint64_t chunk = 0; // values per chunk
+    std::optional<Statistic> upload_us;
+    std::optional<Statistic> end_to_end_us;
+    std::optional<Statistic> copy_us;
+};
+
+/// One JSON object with the same content as the text report (README: "JSON output"), with
+/// `host_input`'s figures when the input was streamed.
+void print_json(std::ostream& out, const Measurement& measurement, const SelectedDevice& selected,
+                const Reducer& reducer, const Options& options,
+                const HostInputFigures* host_input = nullptr);
 
 /// One length of a sweep, measured with one op and finish.
 struct SweepRow {
@@ -48,7 +67,9 @@ struct SweepRow {
     Measurement measurement;
 };
 
-/// The sweep as an aligned table or as CSV, one row per length and finish.
-void print_sweep(std::ostream& out, const std::vector<SweepRow>& rows, Format format);
+/// The sweep as an aligned table or as CSV, one row per length and finish; CSV rows end
+/// with the device's name, so that a CSV says where it was measured.
+void print_sweep(std::ostream& out, const std::vector<SweepRow>& rows, Format format,
+                 const std::string& device);
 
 } // namespace clreduce

@@ -98,4 +98,8 @@ struct ValuesView {
     ValuesView part(std::uint64_t first, std::uint64_t length) const;
 };
 
+/// `values` values of `size` bytes in binary units, "512 B", "4.0 MiB", "16.0 GiB", without
+/// overflowing for absurd counts: every memory figure clreduce prints, so that they compare.
+std::string bytes_text(std::uint64_t values, std::size_t size);
+
 } // namespace clreduce
