@@ -164,6 +164,11 @@ uint arrive(global uint* arrivals) {
                                      memory_order_acq_rel, memory_scope_device);
 }
 
+void rearm(global uint* arrivals) {
+    atomic_store_explicit((volatile global atomic_uint*)arrivals, 0u, memory_order_relaxed,
+                          memory_scope_device);
+}
+
 #else
 
 // NVIDIA's compiler makes mem_fence(CLK_GLOBAL_MEM_FENCE) a fence within the work-group
@@ -184,15 +189,25 @@ uint arrive(global uint* arrivals) {
     return arrived;
 }
 
+void rearm(global uint* arrivals) {
+    atomic_xchg((volatile global uint*)arrivals, 0u);
+}
+
 #endif
 
 // `partials` holds get_num_groups(0) values; the result goes to result[0]. `arrivals` is 0
-// before the launch: the host fills it before each one, so that a launch that did not
-// complete leaves no count behind for the next.
+// before the launch, and the last work-group sets it back to 0. The host alternates two
+// counts from launch to launch, and work-group 0 zeroes the one the next launch takes
+// (`next_arrivals`, idle during this launch): a launch that did not complete, whose count
+// stays where it stopped, thus leaves no count behind for the launch after it, and no
+// command is spent on resetting it.
 kernel void reduce_and_finish(global const value_t* in, global value_t* partials,
                               global value_t* result, ulong length, local value_t* scratch,
-                              global uint* arrivals) {
+                              global uint* arrivals, global uint* next_arrivals) {
     local uint arrived_last;
+    // A plain store: one work-item writes it, and no launch reads it before this one ends.
+    if (get_group_id(0) == 0 && get_local_id(0) == 0)
+        next_arrivals[0] = 0;
     const value_t partial = reduce_work_group(fold_private(in, length), scratch);
     if (get_local_id(0) == 0) {
         partials[get_group_id(0)] = partial;
@@ -209,8 +224,10 @@ kernel void reduce_and_finish(global const value_t* in, global value_t* partials
     for (size_t i = get_local_id(0); i < get_num_groups(0); i += get_local_size(0))
         value = op(value, arrived_partials[i]);
     const value_t total = reduce_work_group(value, scratch);
-    if (get_local_id(0) == 0)
+    if (get_local_id(0) == 0) {
         result[0] = total;
+        rearm(arrivals);
+    }
 }
 
 // The benchmark's streaming-read ceiling: the same reads as a pass's first step, with nothing

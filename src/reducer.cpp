@@ -115,13 +115,11 @@ Reducer::Reducer(const DeviceQueue& device_queue, const DeviceReport& report, co
         confirm_finish(report, finish_, recipe.finish, [&] { return program_binary(program_); });
     pass_kernel_ = program_kernel(device_queue_, program_, "reduce");
     finishing_kernel_ = program_kernel(device_queue_, program_, "reduce_and_finish");
-    arrivals_ = cl::Buffer(device_queue_.context, CL_MEM_READ_WRITE, sizeof(cl_uint));
-    // Drivers copy into pinned memory directly, where other memory goes through a staging copy.
-    result_buffer_ =
-        cl::Buffer(device_queue_.context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, value_size());
-    result_ = device_queue_.queue.enqueueMapBuffer(result_buffer_, CL_TRUE,
-                                                   CL_MAP_READ | CL_MAP_WRITE, 0, value_size());
-
+    for (auto& arrivals : arrivals_) {
+        cl_uint none = 0;
+        arrivals = cl::Buffer(device_queue_.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                              sizeof none, &none);
+    }
     const auto& device = device_queue_.device;
     WorkGroupLimits limits;
     limits.kernel = std::min(pass_kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device),
@@ -147,6 +145,13 @@ Reducer::Reducer(const DeviceQueue& device_queue, const DeviceReport& report, co
         limits.smallest = 4;
     shape_ = pass_shape(recipe.factor, choose_work_group_size(limits), report.compute_units,
                         report.address_bits);
+
+    // Drivers copy into pinned memory directly, where other memory goes through a staging copy.
+    // Mapped last: nothing after it throws, so the destructor always unmaps it.
+    result_buffer_ =
+        cl::Buffer(device_queue_.context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, value_size());
+    result_ = device_queue_.queue.enqueueMapBuffer(result_buffer_, CL_TRUE,
+                                                   CL_MAP_READ | CL_MAP_WRITE, 0, value_size());
 }
 
 Reducer::~Reducer() {
@@ -204,7 +209,8 @@ void Reducer::enqueue(const Pass& pass, const cl::Buffer& in, std::size_t out, c
         kernel.setArg(2, temporaries_[out]);
         kernel.setArg(3, static_cast<cl_ulong>(pass.in));
         kernel.setArg(4, scratch);
-        kernel.setArg(5, arrivals_);
+        kernel.setArg(5, arrivals_[next_arrivals_]);
+        kernel.setArg(6, arrivals_[1 - next_arrivals_]);
     } else {
         kernel.setArg(1, temporaries_[out]);
         kernel.setArg(2, static_cast<cl_ulong>(pass.in));
@@ -214,6 +220,8 @@ void Reducer::enqueue(const Pass& pass, const cl::Buffer& in, std::size_t out, c
     device_queue_.queue.enqueueNDRangeKernel(kernel, cl::NullRange,
                                              cl::NDRange(pass.work_groups * pass.work_group_size),
                                              cl::NDRange(pass.work_group_size), nullptr, &event);
+    if (pass.finishes)
+        next_arrivals_ = 1 - next_arrivals_;
 }
 
 void Reducer::require_holds(const cl::Buffer& input, std::uint64_t length) const {
@@ -284,12 +292,6 @@ Reduction Reducer::finish_pieces(const cl::Buffer& partials, std::uint64_t count
     for (std::size_t which = 0; which < 2; ++which)
         size_temporary(which, temporaries[which]);
 
-    // A finishing launch counts its work-groups in from 0. The count is set before each one,
-    // so that a launch that did not complete (an error, an abort) leaves nothing behind.
-    cl::Event arrivals_set;
-    if (passes.front().finishes)
-        device_queue_.queue.enqueueFillBuffer(arrivals_, cl_uint{0}, 0, sizeof(cl_uint), nullptr,
-                                              &arrivals_set);
     std::vector<cl::Event> events(passes.size());
     enqueue(passes.front(), partials, 0, events.front());
     for (std::size_t i = 1; i < passes.size(); ++i)
@@ -311,10 +313,7 @@ Reduction Reducer::finish_pieces(const cl::Buffer& partials, std::uint64_t count
     for (std::size_t i = 0; i < passes.size(); ++i)
         reduction.passes.push_back(
             {passes[i], event_us<CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END>(events[i])});
-    // The span is the reduction's whole cost on the device: the count's fill included.
-    const auto& first = !piece_events.empty() ? piece_events.front()
-                        : arrivals_set()      ? arrivals_set
-                                              : events.front();
+    const auto& first = piece_events.empty() ? events.front() : piece_events.front();
     reduction.span_us =
         static_cast<double>(events.back().getProfilingInfo<CL_PROFILING_COMMAND_END>() -
                             first.getProfilingInfo<CL_PROFILING_COMMAND_START>()) /

@@ -25,8 +25,7 @@ struct Reduction {
     Scalar value;
     std::vector<PassTime> passes; // an input in several buffers: one launch each, first
     std::size_t pieces = 0;       // those launches: 0 for an input in one buffer
-    double span_us = 0;           // first command's START (a launch, or the fill of a single
-                                  // launch's arrival count) to last pass's END
+    double span_us = 0;           // first pass's START to last pass's END
     double host_us = 0;           // first enqueue to the result on the host
 };
 
@@ -72,8 +71,8 @@ struct Recipe {
 /// A Reducer is used by one thread at a time: its kernels' arguments, its temporaries, its
 /// arrival count and its pinned result are its own and are not locked. Reducers on queues of
 /// their own may run on several threads at once (several devices do). Nothing survives from
-/// one reduction to the next but the buffers' capacity: the arrival count is set before each
-/// single launch.
+/// one reduction to the next but the buffers' capacity and the two arrival counts, which
+/// single launches take in turn, each zeroed by the launch before the one that takes it.
 class Reducer {
 public:
     /// Builds reduce.cl's text completed for the recipe's type, op and path, settles the finish
@@ -147,7 +146,8 @@ private:
     cl::Program program_;
     cl::Kernel pass_kernel_;      // reduce: one pass
     cl::Kernel finishing_kernel_; // reduce_and_finish: a pass that the last work-group finishes
-    cl::Buffer arrivals_;         // reduce_and_finish's count of work-groups done, set before each
+    cl::Buffer arrivals_[2];      // reduce_and_finish's counts of work-groups done, alternating
+    int next_arrivals_ = 0;       // the count the next finishing launch takes
     cl::Buffer result_buffer_;    // pinned host memory (CL_MEM_ALLOC_HOST_PTR) for the result...
     void* result_ = nullptr;      // ...mapped for the reducer's lifetime
     PassShape shape_;

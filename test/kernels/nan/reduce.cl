@@ -11,7 +11,8 @@ kernel void reduce(global const float* in, global float* out, ulong length, loca
 }
 
 kernel void reduce_and_finish(global const float* in, global float* partials, global float* result,
-                              ulong length, local float* scratch, global uint* arrivals) {
+                              ulong length, local float* scratch, global uint* arrivals,
+                              global uint* next_arrivals) {
     if (get_global_id(0) == 0)
         result[0] = op(identity(), NAN);
 }

@@ -10,7 +10,8 @@ kernel void reduce(global const int* in, global int* out, ulong length, local in
 }
 
 kernel void reduce_and_finish(global const int* in, global int* partials, global int* result,
-                              ulong length, local int* scratch, global uint* arrivals) {
+                              ulong length, local int* scratch, global uint* arrivals,
+                              global uint* next_arrivals) {
     if (get_global_id(0) == 0)
         result[0] = op(identity(), 12345);
 }
