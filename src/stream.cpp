@@ -38,7 +38,9 @@ double lead_us(const cl::Event& first, const cl::Event& second) {
 /// Whether the device may take `data` as a buffer's start: it assumes
 /// CL_DEVICE_MEM_BASE_ADDR_ALIGN of every buffer, and the kernel's vector loads rely on it.
 bool aligned_for(const DeviceReport& report, const void* data) {
-    return reinterpret_cast<std::uintptr_t>(data) % std::max<std::uint64_t>(report.base_address_align, 1) == 0;
+    return reinterpret_cast<std::uintptr_t>(data) %
+               std::max<std::uint64_t>(report.base_address_align, 1) ==
+           0;
 }
 
 /// Values per CL_DEVICE_MEM_BASE_ADDR_ALIGN: a chunk read in place that is a multiple of it
