@@ -180,9 +180,9 @@ Path choose_path(const DeviceReport& report, std::optional<Path> requested, bool
         return best_path(report);
     const auto missing = missing_support(report, *requested);
     if (!missing.empty() && !allow_unreported)
-        throw Failure(ExitCode::unsupported, "device '" + report.name + "' does not report the " +
-                                                 name_of(*requested) + " path: " + missing +
-                                                 " (--allow-unreported builds it anyway)");
+        throw Error(Errc::unsupported, "device '" + report.name + "' does not report the " +
+                                           name_of(*requested) + " path: " + missing +
+                                           " (--allow-unreported builds it anyway)");
     return *requested;
 }
 
@@ -224,8 +224,8 @@ std::string describe_type_support(const DeviceReport& report) {
 void require_type_support(const DeviceReport& report, DataType type) {
     const auto missing = missing_type_support(report, type);
     if (!missing.empty())
-        throw Failure(ExitCode::unsupported, "device '" + report.name + "' cannot reduce " +
-                                                 name_of(type) + ": " + missing);
+        throw Error(Errc::unsupported,
+                    "device '" + report.name + "' cannot reduce " + name_of(type) + ": " + missing);
 }
 
 std::string build_options(const DeviceReport& report, Path path, Finish finish, DataType type) {

@@ -1,17 +1,18 @@
 #include "clreduce/errors.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <new>
-#include <ostream>
 #include <utility>
 
 namespace clreduce {
 
-Failure::Failure(ExitCode code, const std::string& message, std::string details)
+Error::Error(Errc cause, const std::string& message, std::string details)
     : std::runtime_error(message)
-    , code_(code)
+    , cause_(cause)
     , details_(std::move(details)) {}
+
+Error::Error(const cl::Error& error)
+    : std::runtime_error(error.what() + std::string(" failed with ") + cl_error_name(error.err()))
+    , cause_(Errc::opencl)
+    , status_(error.err()) {}
 
 std::string cl_error_name(cl_int code) {
 #define CLREDUCE_ERROR_CASE(name)                                                                  \
@@ -85,51 +86,6 @@ std::string cl_error_name(cl_int code) {
     }
 #undef CLREDUCE_ERROR_CASE
     return "unknown OpenCL error " + std::to_string(code);
-}
-
-namespace {
-
-ExitCode report(std::ostream& err, ExitCode code, const std::string& message,
-                const std::string& details = {}) {
-    err << "clreduce: error: " << message << '\n';
-    if (!details.empty())
-        err << details << (details.back() == '\n' ? "" : "\n");
-    return code;
-}
-
-} // namespace
-
-void require_written(std::ostream& out) {
-    out.flush();
-    if (out)
-        return;
-    // The failed write's errno is long gone; one more write meets the same error and says
-    // which. The output is lost already, so the extra newline costs nothing.
-    out.clear();
-    errno = 0;
-    out << '\n' << std::flush;
-    const int reason = errno;
-    throw Failure(ExitCode::host, "cannot write the output to standard output" +
-                                      (reason ? ": " + std::string(std::strerror(reason)) : ""));
-}
-
-int exit_code_of(const std::function<ExitCode()>& body, std::ostream& err) {
-    ExitCode code;
-    try {
-        code = body();
-    } catch (const Failure& failure) {
-        code = report(err, failure.code(), failure.what(), failure.details());
-    } catch (const cl::Error& error) {
-        code = report(err, ExitCode::opencl,
-                      error.what() + std::string(" failed with ") + cl_error_name(error.err()));
-    } catch (const std::bad_alloc&) {
-        code = report(err, ExitCode::host, "out of host memory");
-    } catch (const std::exception& unexpected) {
-        code = report(err, ExitCode::host, unexpected.what());
-    } catch (...) {
-        code = report(err, ExitCode::host, "unknown exception");
-    }
-    return static_cast<int>(code);
 }
 
 } // namespace clreduce

@@ -105,9 +105,9 @@ Finish choose_finish(Factor factor, std::optional<Finish> requested) {
         return Finish::passes;
     if (factor == Factor::textbook) {
         if (requested)
-            throw Failure(ExitCode::unsupported,
-                          "--finish last-group needs --factor device: the textbook factor runs "
-                          "every pass");
+            throw Error(Errc::unsupported,
+                        "--finish last-group needs --factor device: the textbook factor runs "
+                        "every pass");
         return Finish::passes;
     }
     return Finish::last_group;
@@ -120,12 +120,12 @@ Finish confirm_finish(const DeviceReport& report, Finish chosen, std::optional<F
         return chosen;
     if (!requested)
         return Finish::passes;
-    throw Failure(ExitCode::unsupported,
-                  "device '" + report.name +
-                      "' cannot finish in the last work-group: " + missing_ordered_atomics(report) +
-                      ", and its compiled kernel does not show device-wide fences around the "
-                      "atomic and coherent loads of the partials after it (only NVIDIA's PTX can "
-                      "be checked); --finish passes runs everywhere");
+    throw Error(Errc::unsupported,
+                "device '" + report.name +
+                    "' cannot finish in the last work-group: " + missing_ordered_atomics(report) +
+                    ", and its compiled kernel does not show device-wide fences around the "
+                    "atomic and coherent loads of the partials after it (only NVIDIA's PTX can "
+                    "be checked); --finish passes runs everywhere");
 }
 
 std::string describe_finish_support(const DeviceReport& report) {

@@ -39,11 +39,11 @@ void poll_until_complete(const cl::Event& event) {
 void refuse_past_bound(std::size_t work_group_size, const WorkGroupBound& bound,
                        const std::string& device_name) {
     if (work_group_size > bound.size)
-        throw Failure(ExitCode::unsupported,
-                      "--work-group-size " + std::to_string(work_group_size) +
-                          " is more than device '" + device_name +
-                          "' runs the kernels with: at most " + std::to_string(bound.size) +
-                          " work-items, " + bound.limit);
+        throw Error(Errc::unsupported, "--work-group-size " + std::to_string(work_group_size) +
+                                           " is more than device '" + device_name +
+                                           "' runs the kernels with: at most " +
+                                           std::to_string(bound.size) + " work-items, " +
+                                           bound.limit);
 }
 
 /// The program's kernel `name`. A program built without it is a failed build.
@@ -58,13 +58,13 @@ cl::Kernel program_kernel(const DeviceQueue& device_queue, const cl::Program& pr
             throw;
         const auto device = device_queue.device;
         const auto log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device);
-        throw Failure(ExitCode::kernel_build,
-                      "kernel build failed on device '" + device.getInfo<CL_DEVICE_NAME>() +
-                          "': the built program has no kernel '" + name +
-                          "' (CL_INVALID_KERNEL_NAME); build log:",
-                      log.find_first_not_of(" \n\r\t") == std::string::npos
-                          ? "(the build log is empty)"
-                          : log);
+        throw Error(Errc::kernel_build,
+                    "kernel build failed on device '" + device.getInfo<CL_DEVICE_NAME>() +
+                        "': the built program has no kernel '" + name +
+                        "' (CL_INVALID_KERNEL_NAME); build log:",
+                    log.find_first_not_of(" \n\r\t") == std::string::npos
+                        ? "(the build log is empty)"
+                        : log);
     }
 }
 
@@ -84,11 +84,11 @@ cl::Program build_program(const DeviceQueue& device_queue, const std::string& so
         std::string log;
         for (const auto& device_log : error.getBuildLog())
             log += device_log.second;
-        throw Failure(ExitCode::kernel_build,
-                      "kernel build failed (" + cl_error_name(error.err()) + ") on device '" +
-                          device_queue.device.getInfo<CL_DEVICE_NAME>() + "' with options '" +
-                          options + "'; build log:",
-                      log.empty() ? "(the build log is empty)" : log);
+        throw Error(Errc::kernel_build,
+                    "kernel build failed (" + cl_error_name(error.err()) + ") on device '" +
+                        device_queue.device.getInfo<CL_DEVICE_NAME>() + "' with options '" +
+                        options + "'; build log:",
+                    log.empty() ? "(the build log is empty)" : log);
     }
     return program;
 }
@@ -186,10 +186,10 @@ void Reducer::check_fits(std::uint64_t length, std::uint64_t per_buffer) const {
     const auto needed = device_values(length, per_buffer);
     const std::uint64_t available = report_.global_memory / size;
     if (needed > available)
-        throw Failure(ExitCode::unsupported,
-                      "length " + std::to_string(length) + " needs " + bytes_text(needed, size) +
-                          " of device memory with its temporaries, but device '" + report_.name +
-                          "' has " + bytes_text(available, size) + " (CL_DEVICE_GLOBAL_MEM_SIZE)");
+        throw Error(Errc::unsupported,
+                    "length " + std::to_string(length) + " needs " + bytes_text(needed, size) +
+                        " of device memory with its temporaries, but device '" + report_.name +
+                        "' has " + bytes_text(available, size) + " (CL_DEVICE_GLOBAL_MEM_SIZE)");
 }
 
 void Reducer::size_temporary(std::size_t which, std::uint64_t values) {
@@ -227,9 +227,10 @@ void Reducer::enqueue(const Pass& pass, const cl::Buffer& in, std::size_t out, c
 void Reducer::require_holds(const cl::Buffer& input, std::uint64_t length) const {
     const auto input_values = input.getInfo<CL_MEM_SIZE>() / value_size();
     if (input_values < length)
-        throw std::invalid_argument("reduce: the input buffer holds " +
-                                    std::to_string(input_values) + " values of " + name_of(type()) +
-                                    ", fewer than the length " + std::to_string(length));
+        throw Error(Errc::invalid_argument, "reduce: the input buffer holds " +
+                                                std::to_string(input_values) + " values of " +
+                                                name_of(type()) + ", fewer than the length " +
+                                                std::to_string(length));
 }
 
 Reduction Reducer::reduce(const cl::Buffer& input, std::uint64_t length) {

@@ -17,8 +17,8 @@ namespace fs = std::filesystem;
 /// reason, an empty one as empty (it would build to a program without kernels).
 std::string read_whole(const fs::path& path) {
     const auto refuse = [&](const std::string& reason) {
-        throw Failure(ExitCode::kernel_source,
-                      "cannot read kernel file " + path.string() + ": " + reason);
+        throw Error(Errc::kernel_source,
+                    "cannot read kernel file " + path.string() + ": " + reason);
     };
     const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
                                                                std::fclose);
@@ -32,7 +32,7 @@ std::string read_whole(const fs::path& path) {
     if (std::ferror(file.get()))
         refuse(std::strerror(errno));
     if (text.empty())
-        throw Failure(ExitCode::kernel_source, "kernel file " + path.string() + " is empty");
+        throw Error(Errc::kernel_source, "kernel file " + path.string() + " is empty");
     return text;
 }
 
@@ -75,14 +75,13 @@ std::string read_kernel_file(const std::string& file_name, const std::vector<fs:
         std::error_code error;
         if (fs::exists(path, error)) {
             if (!fs::is_regular_file(path, error))
-                throw Failure(ExitCode::kernel_source,
-                              "cannot read kernel file " + path.string() + ": not a regular file");
+                throw Error(Errc::kernel_source,
+                            "cannot read kernel file " + path.string() + ": not a regular file");
             return read_whole(path);
         }
         tried += (tried.empty() ? "" : ", ") + path.lexically_normal().string();
     }
-    throw Failure(ExitCode::kernel_source,
-                  "kernel file " + file_name + " not found; tried " + tried);
+    throw Error(Errc::kernel_source, "kernel file " + file_name + " not found; tried " + tried);
 }
 
 std::string op_definitions(Op op, Path path, DataType data_type) {

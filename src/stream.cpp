@@ -1,25 +1,16 @@
 #include "clreduce/stream.hpp"
 
-#include "clreduce/errors.hpp"
 #include "clreduce/input.hpp"
-#include "clreduce/progress.hpp"
-#include "clreduce/report.hpp"
-#include "clreduce/run.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <ostream>
 
 namespace clreduce {
 namespace {
 
 /// Three buffers: one being uploaded, one being reduced, one free for the next upload.
 constexpr std::size_t staging_buffers = 3;
-
-/// The default chunk: 64 MiB, long enough that a launch and an upload each take far longer
-/// than the fixed cost of enqueueing them.
-constexpr std::uint64_t default_chunk_bytes = std::uint64_t{64} << 20;
 
 /// From the start of `first` to the end of `last`, on one device's clock.
 double span_us(const cl::Event& first, const cl::Event& last) {
@@ -50,20 +41,6 @@ std::uint64_t in_place_alignment(const Reducer& reducer) {
 }
 
 } // namespace
-
-std::uint64_t stream_chunk(const Reducer& reducer, std::uint64_t length, std::uint64_t requested) {
-    const std::uint64_t largest = reducer.report().largest_buffer / reducer.value_size();
-    if (requested > largest)
-        throw Failure(ExitCode::unsupported,
-                      "--chunk " + std::to_string(requested) + " is more than device '" +
-                          reducer.report().name +
-                          "' allocates in one buffer: " + std::to_string(largest) + " values of " +
-                          name_of(reducer.type()) + " (CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
-    if (requested != 0)
-        return requested;
-    return std::max<std::uint64_t>(
-        1, std::min({default_chunk_bytes / reducer.value_size(), largest, length}));
-}
 
 std::uint64_t layout_chunk(std::uint64_t requested, std::uint64_t length,
                            std::uint64_t align_values) {
@@ -238,80 +215,6 @@ std::unique_ptr<HostStream> make_host_stream(Reducer& reducer,
     if (values)
         return std::make_unique<HostStream>(reducer, values->part(first, length), chunk, in_place);
     return std::make_unique<HostStream>(reducer, first, length, chunk, seed, in_place);
-}
-
-ExitCode run_streamed(Reducer& reducer, const SelectedDevice& selected, const Options& options,
-                      const std::optional<ValuesView>& file, std::ostream& out) {
-    const auto chunk = stream_chunk(reducer, options.length, options.chunk);
-    if (!file) // a mapped file pages in and out instead
-        refuse_past_host_memory(options.length, reducer.value_size());
-    const bool text = options.format == Format::text && options.verbosity != Verbosity::quiet;
-    if (text) {
-        print_title(out, options);
-        print_setup(out, selected, reducer, options);
-    }
-    Progress preparing(file ? "mapping the file's values for the stream"
-                            : "generating " + std::to_string(options.length) + " random " +
-                                  name_of(reducer.type()) + " values in host memory");
-    const auto streamed = make_host_stream(reducer, file, 0, options.length, chunk, options.seed);
-    auto& stream = *streamed;
-    preparing.end();
-
-    Measurement measurement;
-    measurement.type = reducer.type();
-    measurement.length = options.length;
-    std::vector<double> upload, end_to_end, copy;
-    Progress streaming("streaming " + std::to_string(options.length) +
-                       " values to the device, and the host reference");
-    repeat({options.iterations, !options.cold}, [&](bool counted) {
-        auto run = stream.reduce(options.length);
-        const auto copy_us = stream.copy_us(options.length);
-        if (!counted)
-            return;
-        measurement.runs.push_back(std::move(run.reduction));
-        upload.push_back(run.upload_us);
-        end_to_end.push_back(run.end_to_end_us);
-        if (copy_us)
-            copy.push_back(*copy_us);
-    });
-    check_against(
-        measurement, reducer, {options.iterations, !options.cold},
-        [&] { return host_reduce(reducer.op(), reducer.type(), stream.spans(options.length)); },
-        file ? file->origin : Origin::drawn);
-    streaming.end();
-
-    HostInputFigures figures{stream.in_place(), stream.chunk(), {}, {}, {}};
-    if (!stream.in_place())
-        figures = {false, stream.chunk(), summarize(upload), summarize(end_to_end),
-                   summarize(copy)};
-    if (options.format == Format::json) {
-        print_json(out, measurement, selected, reducer, options, &figures);
-    } else if (options.verbosity == Verbosity::quiet) {
-        out << to_string(measurement.runs.front().value) << '\n';
-    } else {
-        out << "host input      "
-            << (stream.in_place() ? "read in place"
-                : file            ? "copied from the mapped file"
-                                  : "pinned")
-            << ", chunks of " << stream.chunk() << " values"
-            << (stream.in_place() ? " (a CPU device: CL_MEM_USE_HOST_PTR, no copy)"
-                                  : ", three device buffers in turn")
-            << '\n';
-        print_measurement(out, measurement);
-        if (!stream.in_place()) {
-            const auto timing = [&](const Statistic& us) {
-                return timing_text(us, measurement.bytes(), measurement.runs.size() > 1);
-            };
-            out << "upload          " << timing(*figures.upload_us) << ", the uploads' own time\n"
-                << "end to end      " << timing(*figures.end_to_end_us)
-                << ", first upload's start to the result\n"
-                << "copy ceiling    " << timing(*figures.copy_us)
-                << ", the same uploads alone, back to back\n";
-        }
-    }
-    out.flush();
-    refuse_wrong_result(measurement);
-    return ExitCode::success;
 }
 
 } // namespace clreduce

@@ -1,10 +1,11 @@
 #include "device_targets.hpp"
 
 #include "catch_compat.hpp"
-#include "clreduce/devices.hpp"
 #include "clreduce/errors.hpp"
 #include "clreduce/reference.hpp"
 #include "clreduce/source.hpp"
+#include "tool/devices.hpp"
+#include "tool/failure.hpp"
 
 #include <cstdlib>
 
@@ -65,7 +66,7 @@ const std::string& reduce_kernel_text() {
 std::unique_ptr<Reducer> make_reducer(const DeviceUnderTest& target, const Recipe& recipe) {
     try {
         return std::make_unique<Reducer>(target.queue, target.report, recipe, reduce_kernel_text());
-    } catch (const Failure& failure) {
+    } catch (const Error& failure) {
         if (reports_support(target.report, recipe.path))
             throw;
         WARN("SKIPPED: unreported " << name_of(recipe.path) << " path does not build on '"

@@ -124,8 +124,8 @@ TEST_CASE("an unreported path is refused unless the user allows it", "[capabilit
     try {
         choose_path(report, Path::work_group, false);
         FAIL("an unreported path was accepted");
-    } catch (const Failure& failure) {
-        CHECK(failure.code() == ExitCode::unsupported);
+    } catch (const Error& failure) {
+        CHECK(failure.cause() == Errc::unsupported);
         CHECK_THAT(failure.what(), Catch::Contains("--allow-unreported"));
     }
     CHECK(choose_path(report, Path::work_group, true) == Path::work_group);

@@ -1,7 +1,9 @@
 #include "catch_compat.hpp"
 #include "clreduce/errors.hpp"
+#include "tool/failure.hpp"
 
 #include <sstream>
+#include <utility>
 
 using namespace clreduce;
 
@@ -33,6 +35,31 @@ TEST_CASE("every exception becomes one line and its exit code", "[errors]") {
 
     err.str("");
     CHECK(exit_code_of([]() -> ExitCode { throw 42; }, err) == 8);
+}
+
+TEST_CASE("the engine's errors carry their cause, and the tool maps each to its exit code",
+          "[errors]") {
+    const std::pair<Errc, int> causes[] = {{Errc::unsupported, 4},
+                                           {Errc::kernel_source, 5},
+                                           {Errc::kernel_build, 6},
+                                           {Errc::opencl, 7},
+                                           {Errc::invalid_argument, 8}};
+    for (const auto& [cause, code] : causes) {
+        std::ostringstream err;
+        CHECK(exit_code_of([&]() -> ExitCode { throw Error(cause, "it failed"); }, err) == code);
+        CHECK(err.str() == "clreduce: error: it failed\n");
+    }
+    std::ostringstream err;
+    exit_code_of([]() -> ExitCode { throw Error(Errc::kernel_build, "build failed", "log"); }, err);
+    CHECK(err.str() == "clreduce: error: build failed\nlog\n");
+}
+
+TEST_CASE("an OpenCL call's failure becomes an error with its status", "[errors]") {
+    const Error error(cl::Error(CL_INVALID_KERNEL_ARGS, "clEnqueueNDRangeKernel"));
+    CHECK(error.cause() == Errc::opencl);
+    CHECK(error.status() == CL_INVALID_KERNEL_ARGS);
+    CHECK(std::string(error.what()) == "clEnqueueNDRangeKernel failed with CL_INVALID_KERNEL_ARGS");
+    CHECK(Error(Errc::unsupported, "no").status() == CL_SUCCESS);
 }
 
 TEST_CASE("a failure's details follow its line", "[errors]") {

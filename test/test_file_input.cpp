@@ -2,8 +2,8 @@
 // might, and the broken ones, each refused with a message that says what is wrong.
 
 #include "catch_compat.hpp"
-#include "clreduce/errors.hpp"
-#include "clreduce/file_input.hpp"
+#include "tool/failure.hpp"
+#include "tool/file_input.hpp"
 
 #include <string>
 

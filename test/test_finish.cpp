@@ -124,8 +124,8 @@ TEST_CASE("after the build, unproven fences turn auto into passes and refuse las
     try {
         confirm_finish(nvidia(), Finish::last_group, Finish::last_group, unproven);
         FAIL("an unproven last-group finish was accepted");
-    } catch (const Failure& failure) {
-        CHECK(failure.code() == ExitCode::unsupported);
+    } catch (const Error& failure) {
+        CHECK(failure.cause() == Errc::unsupported);
         CHECK_THAT(failure.what(), Catch::Contains("cannot finish in the last work-group"));
     }
 }

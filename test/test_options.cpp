@@ -1,6 +1,6 @@
 #include "catch_compat.hpp"
-#include "clreduce/errors.hpp"
-#include "clreduce/options.hpp"
+#include "tool/failure.hpp"
+#include "tool/options.hpp"
 
 #include <string>
 #include <vector>

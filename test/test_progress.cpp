@@ -1,5 +1,5 @@
 #include "catch_compat.hpp"
-#include "clreduce/progress.hpp"
+#include "tool/progress.hpp"
 
 #include <sstream>
 #include <thread>

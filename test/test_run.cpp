@@ -1,5 +1,5 @@
 #include "catch_compat.hpp"
-#include "clreduce/run.hpp"
+#include "tool/run.hpp"
 
 using namespace clreduce;
 

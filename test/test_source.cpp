@@ -78,8 +78,8 @@ TEST_CASE("kernel files are read from the first folder that has them", "[source]
     try {
         read_kernel_file("missing.cl", {root / "first", root / "second"});
         FAIL("a missing kernel file was read");
-    } catch (const Failure& failure) {
-        CHECK(failure.code() == ExitCode::kernel_source);
+    } catch (const Error& failure) {
+        CHECK(failure.cause() == Errc::kernel_source);
         CHECK_THAT(failure.what(), Catch::Contains((root / "first" / "missing.cl").string()) &&
                                        Catch::Contains((root / "second" / "missing.cl").string()));
     }

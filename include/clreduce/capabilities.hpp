@@ -72,7 +72,7 @@ std::string missing_support(const DeviceReport& report, Path path);
 Path best_path(const DeviceReport& report);
 
 /// The path to build: the best reported one for `requested` == nullopt, else the one asked
-/// for, if the device reports it or `allow_unreported`. Throws Failure(ExitCode::unsupported).
+/// for, if the device reports it or `allow_unreported`. Throws Error(Errc::unsupported).
 Path choose_path(const DeviceReport& report, std::optional<Path> requested, bool allow_unreported);
 
 /// Why the device cannot hold values of `type` (empty when it can): double needs cl_khr_fp64
@@ -83,7 +83,7 @@ std::string missing_type_support(const DeviceReport& report, DataType type);
 /// The types the device holds, then why it holds none of the others: for --list and -v.
 std::string describe_type_support(const DeviceReport& report);
 
-/// Throws Failure(ExitCode::unsupported) naming what is missing when the device cannot hold
+/// Throws Error(Errc::unsupported) naming what is missing when the device cannot hold
 /// values of `type`; call it before building.
 void require_type_support(const DeviceReport& report, DataType type);
 

@@ -1,51 +1,46 @@
 #pragma once
-// How clreduce fails: every failure is one line on stderr and a documented exit code.
+// How the engine fails: every failure it detects is a clreduce::Error that carries its cause.
 
 #include <CL/opencl.hpp>
-#include <functional>
-#include <iosfwd>
 #include <stdexcept>
 #include <string>
 
 namespace clreduce {
 
-/// The process exit codes; the README's table documents each.
-enum class ExitCode : int {
-    success = 0,
-    wrong_result = 1,  // the device's result differs from the host reference
-    usage = 2,         // the command line is invalid
-    no_device = 3,     // no OpenCL platform or device matches the request
-    unsupported = 4,   // the device cannot run the requested path or length
-    kernel_source = 5, // a kernel file is missing or unreadable
-    kernel_build = 6,  // the OpenCL C compiler rejected the kernel (its log is printed)
-    opencl = 7,        // an OpenCL call failed at run time
-    host = 8,          // the host failed (out of memory, writing the output, an exception)
-    input_data = 9,    // the --input file is missing, unreadable or not a valid input
+/// The cause of an Error.
+enum class Errc {
+    unsupported,      // the device cannot run the requested path, type, finish, size or length
+    kernel_source,    // a kernel file is missing, unreadable or empty
+    kernel_build,     // the OpenCL C compiler rejected the kernel (details(): its log)
+    opencl,           // an OpenCL call failed (status(): its CL_... code)
+    invalid_argument, // the caller's arguments contradict each other (a buffer too short)
 };
 
-/// An expected failure: a one-line message, an exit code and optional details (a build
-/// log) printed after the line.
-class Failure : public std::runtime_error {
+/// The engine's one exception type. Every failure the engine detects throws it, with a
+/// one-line message and, for a failed build, the compiler's log in details().
+///
+/// An OpenCL call that fails inside the engine throws the C++ wrapper's cl::Error
+/// (CL_HPP_ENABLE_EXCEPTIONS, which clreduce::clreduce defines for its users), and the engine
+/// lets it pass through unchanged: it names the call (what()) and its status (err()).
+/// Error(const cl::Error&) turns it into Errc::opencl for a caller that handles one type.
+class Error : public std::runtime_error {
 public:
-    Failure(ExitCode code, const std::string& message, std::string details = {});
-    ExitCode code() const { return code_; }
+    Error(Errc cause, const std::string& message, std::string details = {});
+    /// Errc::opencl: "<the call> failed with CL_...", status() the call's code.
+    explicit Error(const cl::Error& error);
+    Errc cause() const { return cause_; }
+    /// The compiler's log for Errc::kernel_build; empty otherwise.
     const std::string& details() const { return details_; }
+    /// The OpenCL status for Errc::opencl; CL_SUCCESS otherwise.
+    cl_int status() const { return status_; }
 
 private:
-    ExitCode code_;
+    Errc cause_;
     std::string details_;
+    cl_int status_ = CL_SUCCESS;
 };
 
 /// The CL_... name of an OpenCL error code, e.g. "CL_INVALID_VALUE".
 std::string cl_error_name(cl_int code);
-
-/// Flushes `out` (standard output) and throws Failure(ExitCode::host) with the system's reason
-/// when any write to it failed: a full disk, a closed stream. A report that did not arrive
-/// must not end in exit 0.
-void require_written(std::ostream& out);
-
-/// Runs `body` and returns its exit code; any exception becomes one line on `err`, prefixed
-/// "clreduce: error: ", and the matching exit code. Nothing escapes.
-int exit_code_of(const std::function<ExitCode()>& body, std::ostream& err);
 
 } // namespace clreduce

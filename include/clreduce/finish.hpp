@@ -39,12 +39,12 @@ bool ordering_proven(std::string_view binary, std::string_view kernel);
 
 /// The finish to build, before the build: `requested`, or for nullopt (auto) the last-group
 /// finish unless the factor is textbook, which runs every pass. Throws
-/// Failure(ExitCode::unsupported) for an explicit last-group with the textbook factor.
+/// Error(Errc::unsupported) for an explicit last-group with the textbook factor.
 Finish choose_finish(Factor factor, std::optional<Finish> requested);
 
 /// After the build: `chosen`, unless it is the last-group finish on a device that needs
 /// proven fences and `compiled_binary()` does not prove them; then passes for auto, and for
-/// an explicit last-group Failure(ExitCode::unsupported) saying why.
+/// an explicit last-group Error(Errc::unsupported) saying why.
 Finish confirm_finish(const DeviceReport& report, Finish chosen, std::optional<Finish> requested,
                       const std::function<std::string()>& compiled_binary);
 

@@ -13,7 +13,7 @@ namespace clreduce {
 
 /// The most values of `type` one buffer may hold on the device: its
 /// CL_DEVICE_MAX_MEM_ALLOC_SIZE, or `limit` (--max-buffer; 0: none). Throws
-/// Failure(ExitCode::unsupported) for a limit past what the device allocates.
+/// Error(Errc::unsupported) for a limit past what the device allocates.
 std::uint64_t buffer_values(const DeviceReport& report, DataType type, std::uint64_t limit);
 
 /// The first `length` values of an input held in `parts` (each with a `length`): the parts

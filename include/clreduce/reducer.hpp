@@ -51,7 +51,7 @@ struct DeviceQueue {
 };
 
 /// Builds `source` for the queue's device; a compiler error becomes
-/// Failure(ExitCode::kernel_build) carrying the build log.
+/// Error(Errc::kernel_build) carrying the build log.
 cl::Program build_program(const DeviceQueue& device_queue, const std::string& source,
                           const std::string& options);
 
@@ -77,7 +77,7 @@ class Reducer {
 public:
     /// Builds reduce.cl's text completed for the recipe's type, op and path, settles the finish
     /// (see finish.hpp) and sizes the work-groups: the recipe's size if given, within the
-    /// kernels' and the device's limits. Throws Failure for a type or finish the device
+    /// kernels' and the device's limits. Throws Error for a type or finish the device
     /// cannot run.
     Reducer(const DeviceQueue& device_queue, const DeviceReport& report, const Recipe& recipe,
             const std::string& kernel_text);
@@ -102,7 +102,7 @@ public:
         return plan_passes(length, shape_, finish_);
     }
 
-    /// Throws Failure(ExitCode::unsupported), naming the limit, when `length` values, in
+    /// Throws Error(Errc::unsupported), naming the limit, when `length` values, in
     /// buffers of at most `per_buffer` values, and the temporaries do not fit in the device's
     /// global memory; call it before making the input.
     void check_fits(std::uint64_t length, std::uint64_t per_buffer) const;
@@ -111,7 +111,7 @@ public:
     std::uint64_t device_values(std::uint64_t length, std::uint64_t per_buffer) const;
 
     /// Reduces the first `length` values of `input` (of the recipe's type), which it only
-    /// reads. Throws std::invalid_argument when `input` holds fewer than `length` values.
+    /// reads. Throws Error(Errc::invalid_argument) when `input` holds fewer than `length` values.
     Reduction reduce(const cl::Buffer& input, std::uint64_t length);
 
     /// Reduces the values of `pieces`, in order, as one input. Each piece is reduced by one

@@ -21,7 +21,7 @@ std::string_view embedded_kernel_source();
 /// read_kernel_file() does.
 std::string reduce_kernel_source(const std::string& kernel_dir);
 
-/// The text of the first `file_name` found in `folders`. Throws Failure(ExitCode::kernel_source)
+/// The text of the first `file_name` found in `folders`. Throws Error(Errc::kernel_source)
 /// naming every path tried when none is there, or the one that cannot be read.
 std::string read_kernel_file(const std::string& file_name,
                              const std::vector<std::filesystem::path>& folders);

@@ -1,33 +1,58 @@
 #pragma once
-// Several devices (-d 0,1 or -d all): the input split into shares in proportion to each
-// device's speed, each share reduced by its own one-device engine at the same time as the
-// others, the results combined on the host. A layer above the engine; it calls Reducer,
-// never the reverse.
+// Several devices: an input split into shares in proportion to each device's speed, each
+// share reduced by its own one-device engine at the same time as the others, the results
+// combined on the host. A layer above the engine; it calls Reducer, never the reverse.
 
-#include "clreduce/devices.hpp"
-#include "clreduce/errors.hpp"
-#include "clreduce/options.hpp"
+#include "clreduce/input.hpp"
+#include "clreduce/reducer.hpp"
+#include "clreduce/reference.hpp"
+#include "clreduce/stream.hpp"
+#include "clreduce/types.hpp"
 
 #include <cstdint>
-#include <iosfwd>
+#include <memory>
 #include <optional>
-#include <string>
 #include <vector>
 
 namespace clreduce {
+
+/// One device's share of a split input: its engine, and its values, on the device or
+/// streamed from host memory.
+struct DeviceShare {
+    std::unique_ptr<DeviceQueue> queue;
+    std::unique_ptr<Reducer> reducer;
+    std::uint64_t first = 0; // the share's place in the whole input
+    std::uint64_t length = 0;
+    std::unique_ptr<DeviceInput> input; // uploaded ...
+    std::unique_ptr<HostStream> stream; // ... or streamed from host memory
+
+    /// Reduces the share; blocks until its result is in host memory.
+    Reduction reduce();
+    /// The share's values in host memory: the stream's, or else those of the whole input
+    /// `values`.
+    std::vector<HostSpan> host_values(const std::optional<ValuesView>& values) const;
+};
+
+/// What every device did in one run, and the host's clock around them all.
+struct SplitRun {
+    std::vector<Reduction> reductions; // one per share
+    double host_us = 0;                // the first start to the last end
+};
+
+/// Each share reduced on a thread of its own; returns when the last one ends, rethrowing the
+/// first share's failure, if any.
+SplitRun reduce_together(std::vector<DeviceShare>& shares);
+
+/// Values per microsecond of each share in `run`. Devices of one name are the same hardware
+/// and differ only by timing noise, so they share their mean speed and get equal shares.
+std::vector<double> speeds_of(const std::vector<DeviceShare>& shares, const SplitRun& run);
+
+/// The shares' results combined with `op`: the whole input's.
+Scalar combined(Op op, const std::vector<Reduction>& reductions);
 
 /// Shares of `length` values in proportion to `speeds` (values per microsecond, one per
 /// device), each at least one value while there are values enough; equal speeds get shares
 /// that differ by at most one value.
 std::vector<std::uint64_t> split_shares(std::uint64_t length, const std::vector<double>& speeds);
-
-/// Reduces the first options.length values of `file` (--input), or as many random values
-/// without one, split across `devices` (the first options.length of them when there are
-/// fewer values than devices), reports each device's share and passes and the overall time
-/// on the host's clock, and validates each share and the combined result against the host
-/// reference.
-ExitCode run_split(const std::vector<SelectedDevice>& devices, const Options& options,
-                   const std::optional<ValuesView>& file, const std::string& kernel_text,
-                   std::ostream& out);
 
 } // namespace clreduce

@@ -1,19 +1,14 @@
 #pragma once
-// Input that stays in host memory (--host-input): streamed to the device in chunks, each
+// Input that stays in host memory: streamed to the device in chunks, each
 // uploaded on a second queue while the reducer works on the one before. A layer above the
 // one-device engine: it feeds the reducer pieces (Reducer::enqueue_piece) and has it finish
 // their partials.
 
-#include "clreduce/devices.hpp"
-#include "clreduce/errors.hpp"
-#include "clreduce/measure.hpp"
-#include "clreduce/options.hpp"
 #include "clreduce/reducer.hpp"
 #include "clreduce/reference.hpp"
 
 #include <CL/opencl.hpp>
 #include <cstdint>
-#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -101,15 +96,5 @@ std::unique_ptr<HostStream> make_host_stream(Reducer& reducer,
                                              const std::optional<ValuesView>& values,
                                              std::uint64_t first, std::uint64_t length,
                                              std::uint64_t chunk, std::uint64_t seed);
-
-/// --host-input: reduces the first options.length values of `file` (--input), or as many
-/// random values without one, that stay in host memory, streamed in chunks, and reports the
-/// passes, the uploads, the end-to-end time and the copy ceiling.
-ExitCode run_streamed(Reducer& reducer, const SelectedDevice& selected, const Options& options,
-                      const std::optional<ValuesView>& file, std::ostream& out);
-
-/// The chunk to stream with: `requested` (--chunk, 0: the default), refused (exit 4) past
-/// the device's largest buffer.
-std::uint64_t stream_chunk(const Reducer& reducer, std::uint64_t length, std::uint64_t requested);
 
 } // namespace clreduce

@@ -1,8 +1,8 @@
-#include "clreduce/devices.hpp"
+#include "tool/devices.hpp"
 
 #include "clreduce/capabilities.hpp"
-#include "clreduce/errors.hpp"
 #include "clreduce/finish.hpp"
+#include "tool/failure.hpp"
 
 #include <algorithm>
 #include <ostream>

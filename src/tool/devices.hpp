@@ -1,7 +1,7 @@
 #pragma once
 // Finding devices: the SDK samples' triplet (platform, device, type) and --list.
 
-#include "clreduce/options.hpp"
+#include "tool/options.hpp"
 
 #include <CL/opencl.hpp>
 #include <cstddef>

@@ -1,6 +1,6 @@
-#include "clreduce/file_input.hpp"
+#include "tool/file_input.hpp"
 
-#include "clreduce/errors.hpp"
+#include "tool/failure.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -4,8 +4,8 @@
 // magic, names its type and shape in its header; any other file is raw little-endian values
 // of --data-type.
 
-#include "clreduce/options.hpp"
 #include "clreduce/types.hpp"
+#include "tool/options.hpp"
 
 #include <cstddef>
 #include <cstdint>

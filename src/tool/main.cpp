@@ -10,15 +10,14 @@
 // devices. A file (--input) is mapped and checked before any OpenCL call.
 
 #include "clreduce/capabilities.hpp"
-#include "clreduce/devices.hpp"
-#include "clreduce/errors.hpp"
-#include "clreduce/file_input.hpp"
-#include "clreduce/options.hpp"
+#include "clreduce/measure.hpp"
 #include "clreduce/reducer.hpp"
-#include "clreduce/run.hpp"
 #include "clreduce/source.hpp"
-#include "clreduce/split.hpp"
-#include "clreduce/stream.hpp"
+#include "tool/devices.hpp"
+#include "tool/failure.hpp"
+#include "tool/file_input.hpp"
+#include "tool/options.hpp"
+#include "tool/run.hpp"
 
 #include <iostream>
 #include <optional>

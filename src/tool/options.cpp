@@ -1,6 +1,6 @@
-#include "clreduce/options.hpp"
+#include "tool/options.hpp"
 
-#include "clreduce/errors.hpp"
+#include "tool/failure.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,4 +1,4 @@
-#include "clreduce/progress.hpp"
+#include "tool/progress.hpp"
 
 #include <cstdio>
 #include <iostream>

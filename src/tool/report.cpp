@@ -1,4 +1,4 @@
-#include "clreduce/report.hpp"
+#include "tool/report.hpp"
 
 #include "clreduce/finish.hpp"
 #include "clreduce/reference.hpp"
@@ -183,6 +183,80 @@ void print_measurement(std::ostream& out, const Measurement& measurement) {
     out << "host reference  " << timing_text(measurement.host_reference_us, bytes, repeated) << ", "
         << measurement.expected.method << '\n';
     print_result(out, measurement);
+}
+
+namespace {
+
+/// How --host-input reached the device, and for copied chunks the uploads' figures.
+void print_host_input(std::ostream& out, const Measurement& measurement,
+                      const HostInputFigures& host_input) {
+    out << "host input      "
+        << (host_input.in_place    ? "read in place"
+            : host_input.from_file ? "copied from the mapped file"
+                                   : "pinned")
+        << ", chunks of " << host_input.chunk << " values"
+        << (host_input.in_place ? " (a CPU device: CL_MEM_USE_HOST_PTR, no copy)"
+                                : ", three device buffers in turn")
+        << '\n';
+    print_measurement(out, measurement);
+    if (host_input.in_place)
+        return;
+    const auto timing = [&](const Statistic& us) {
+        return timing_text(us, measurement.bytes(), measurement.runs.size() > 1);
+    };
+    out << "upload          " << timing(*host_input.upload_us) << ", the uploads' own time\n"
+        << "end to end      " << timing(*host_input.end_to_end_us)
+        << ", first upload's start to the result\n"
+        << "copy ceiling    " << timing(*host_input.copy_us)
+        << ", the same uploads alone, back to back\n";
+}
+
+} // namespace
+
+void print_outcome(std::ostream& out, const Measurement& measurement,
+                   const SelectedDevice& selected, const Reducer& reducer, const Options& options,
+                   const HostInputFigures* host_input) {
+    if (options.format == Format::json)
+        print_json(out, measurement, selected, reducer, options, host_input);
+    else if (options.verbosity == Verbosity::quiet)
+        out << to_string(measurement.runs.front().value) << '\n';
+    else if (host_input)
+        print_host_input(out, measurement, *host_input);
+    else
+        print_measurement(out, measurement);
+}
+
+void print_split(std::ostream& out, const std::vector<DeviceShare>& shares,
+                 const SplitFigures& figures, const Options& options) {
+    if (options.verbosity == Verbosity::quiet) {
+        out << to_string(figures.whole.runs.front().value) << '\n';
+        return;
+    }
+    print_title(out, options);
+    out << "split    " << shares.size();
+    if (shares.size() < figures.named)
+        out << " of the " << figures.named << " devices named, as many as there are values";
+    else
+        out << " devices";
+    out << ", shares in proportion to their speed in the warm-up"
+        << (options.host_input ? ", each streaming its share from host memory" : "") << '\n';
+    for (std::size_t i = 0; i < shares.size(); ++i) {
+        const auto& share = shares[i];
+        out << "\n== share " << i + 1 << ": " << share.length << " values ("
+            << fixed(100.0 * static_cast<double>(share.length) /
+                         static_cast<double>(options.length),
+                     1)
+            << "%), warm-up speed " << fixed(figures.speeds[i] / 1e3) << " G values/s\n";
+        print_setup(out, figures.devices[i], *share.reducer, options);
+        if (options.verbosity == Verbosity::verbose)
+            print_plan(out, share.reducer->plan(share.length));
+        print_measurement(out, figures.shares[i]);
+    }
+    const auto& whole = figures.whole;
+    out << "\noverall         "
+        << timing_text(summarize(figures.overall_us), whole.bytes(), figures.overall_us.size() > 1)
+        << ", the first device's start to the last one's end, on the host's clock\n";
+    print_result(out, whole);
 }
 
 namespace {

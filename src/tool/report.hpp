@@ -1,10 +1,12 @@
 #pragma once
-// Printing what was measured: the text report, one JSON object, or the sweep's table/CSV.
+// Printing what was measured, for every flow of the tool: the text report, one JSON object,
+// the several devices' report, or the sweep's table/CSV.
 
-#include "clreduce/devices.hpp"
 #include "clreduce/measure.hpp"
-#include "clreduce/options.hpp"
 #include "clreduce/reducer.hpp"
+#include "clreduce/split.hpp"
+#include "tool/devices.hpp"
+#include "tool/options.hpp"
 
 #include <cstdint>
 #include <iosfwd>
@@ -48,6 +50,7 @@ void print_measurement(std::ostream& out, const Measurement& measurement);
 /// chunks, the uploads' own time, end to end, and the copy ceiling (README).
 struct HostInputFigures {
     bool in_place = false;
+    bool from_file = false;  // the values are a mapped file's (--input), else pinned memory
     std::uint64_t chunk = 0; // values per chunk
     std::optional<Statistic> upload_us;
     std::optional<Statistic> end_to_end_us;
@@ -59,6 +62,28 @@ struct HostInputFigures {
 void print_json(std::ostream& out, const Measurement& measurement, const SelectedDevice& selected,
                 const Reducer& reducer, const Options& options,
                 const HostInputFigures* host_input = nullptr);
+
+/// The result as the options ask: one JSON object, the value alone (--quiet), or the passes,
+/// timings and verdict, with `host_input`'s figures when the input was streamed (the title
+/// and setup are printed before the run).
+void print_outcome(std::ostream& out, const Measurement& measurement,
+                   const SelectedDevice& selected, const Reducer& reducer, const Options& options,
+                   const HostInputFigures* host_input = nullptr);
+
+/// What a run split across devices measured.
+struct SplitFigures {
+    std::vector<SelectedDevice> devices; // those used, one per share
+    std::size_t named = 0;               // those the command line named
+    std::vector<double> speeds;          // each device's in the warm-up, values per microsecond
+    std::vector<Measurement> shares;     // each share's runs against its host reference
+    std::vector<double> overall_us;      // each run, the first start to the last end
+    Measurement whole;                   // the combined results against the whole reference
+};
+
+/// The split's report: each share's device, passes and timings, then the overall time and
+/// the combined result; only the result with --quiet.
+void print_split(std::ostream& out, const std::vector<DeviceShare>& shares,
+                 const SplitFigures& figures, const Options& options);
 
 /// One length of a sweep, measured with one op and finish.
 struct SweepRow {

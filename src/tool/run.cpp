@@ -1,8 +1,8 @@
-#include "clreduce/run.hpp"
+#include "tool/run.hpp"
 
-#include "clreduce/progress.hpp"
 #include "clreduce/reference.hpp"
-#include "clreduce/report.hpp"
+#include "tool/progress.hpp"
+#include "tool/report.hpp"
 
 #include <ostream>
 #include <unistd.h>
@@ -128,12 +128,7 @@ ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const O
     const Input input(reducer, options, file, per_buffer);
     const auto measurement = measure_noted(reducer, input, options.length, options, stream_read);
 
-    if (options.format == Format::json)
-        print_json(out, measurement, selected, reducer, options);
-    else if (options.verbosity == Verbosity::quiet)
-        out << to_string(measurement.runs.front().value) << '\n';
-    else
-        print_measurement(out, measurement);
+    print_outcome(out, measurement, selected, reducer, options);
     out.flush();
     refuse_wrong_result(measurement);
     return ExitCode::success;

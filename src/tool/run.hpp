@@ -1,12 +1,13 @@
 #pragma once
-// The two things clreduce does with a built reducer: reduce one random input and report, or
-// sweep lengths as a benchmark.
+// The tool's flows, each from a built engine to the printed, validated report: reduce one
+// input on the device, stream it from host memory, split it across devices, or sweep lengths
+// as a benchmark.
 
-#include "clreduce/devices.hpp"
-#include "clreduce/errors.hpp"
 #include "clreduce/measure.hpp"
-#include "clreduce/options.hpp"
 #include "clreduce/reducer.hpp"
+#include "tool/devices.hpp"
+#include "tool/failure.hpp"
+#include "tool/options.hpp"
 
 #include <cstdint>
 #include <iosfwd>
@@ -24,6 +25,25 @@ namespace clreduce {
 ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const Options& options,
                        const std::optional<ValuesView>& file, StreamRead* stream_read,
                        std::ostream& out);
+
+/// --host-input: reduces the first options.length values of `file` (--input), or as many
+/// random values without one, that stay in host memory, streamed in chunks, and reports the
+/// passes, the uploads, the end-to-end time and the copy ceiling.
+ExitCode run_streamed(Reducer& reducer, const SelectedDevice& selected, const Options& options,
+                      const std::optional<ValuesView>& file, std::ostream& out);
+
+/// The chunk to stream with: `requested` (--chunk, 0: the default), refused (exit 4) past
+/// the device's largest buffer.
+std::uint64_t stream_chunk(const Reducer& reducer, std::uint64_t length, std::uint64_t requested);
+
+/// Reduces the first options.length values of `file` (--input), or as many random values
+/// without one, split across `devices` (the first options.length of them when there are
+/// fewer values than devices), reports each device's share and passes and the overall time
+/// on the host's clock, and validates each share and the combined result against the host
+/// reference.
+ExitCode run_split(const std::vector<SelectedDevice>& devices, const Options& options,
+                   const std::optional<ValuesView>& file, const std::string& kernel_text,
+                   std::ostream& out);
 
 /// Throws Failure(ExitCode::unsupported) when `length` values do not fit in host memory.
 void refuse_past_host_memory(std::uint64_t length, std::size_t value_size);

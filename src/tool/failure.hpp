@@ -1,0 +1,50 @@
+#pragma once
+// How the command-line tool fails: every failure is one line on stderr and a documented exit
+// code. The engine's errors (clreduce::Error) are mapped to these codes in exit_code_of.
+
+#include <functional>
+#include <iosfwd>
+#include <stdexcept>
+#include <string>
+
+namespace clreduce {
+
+/// The process exit codes; the README's table documents each.
+enum class ExitCode : int {
+    success = 0,
+    wrong_result = 1,  // the device's result differs from the host reference
+    usage = 2,         // the command line is invalid
+    no_device = 3,     // no OpenCL platform or device matches the request
+    unsupported = 4,   // the device cannot run the requested path or length
+    kernel_source = 5, // a kernel file is missing or unreadable
+    kernel_build = 6,  // the OpenCL C compiler rejected the kernel (its log is printed)
+    opencl = 7,        // an OpenCL call failed at run time
+    host = 8,          // the host failed (out of memory, writing the output, an exception)
+    input_data = 9,    // the --input file is missing, unreadable or not a valid input
+};
+
+/// A failure of the tool's own (the command line, the device triplet, the --input file, a
+/// wrong result, the host): a one-line message, an exit code and optional details printed
+/// after the line.
+class Failure : public std::runtime_error {
+public:
+    Failure(ExitCode code, const std::string& message, std::string details = {});
+    ExitCode code() const { return code_; }
+    const std::string& details() const { return details_; }
+
+private:
+    ExitCode code_;
+    std::string details_;
+};
+
+/// Flushes `out` (standard output) and throws Failure(ExitCode::host) with the system's reason
+/// when any write to it failed: a full disk, a closed stream. A report that did not arrive
+/// must not end in exit 0.
+void require_written(std::ostream& out);
+
+/// Runs `body` and returns its exit code; any exception becomes one line on `err`, prefixed
+/// "clreduce: error: ", and the matching exit code: a Failure's own, an engine Error's by its
+/// cause, ExitCode::opencl for cl::Error, ExitCode::host for anything else. Nothing escapes.
+int exit_code_of(const std::function<ExitCode()>& body, std::ostream& err);
+
+} // namespace clreduce
