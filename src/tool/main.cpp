@@ -8,6 +8,9 @@
 // profiling queue and validate it. The input lives on the device (in one buffer or several)
 // or streams from host memory (--host-input); a device list (-d 0,1) splits it across
 // devices. A file (--input) is mapped and checked before any OpenCL call.
+//
+// The steps with a clreduce/ header are the engine's (the library any program may use); those
+// with a tool/ header are this command-line tool's own.
 
 #include "clreduce/capabilities.hpp"
 #include "clreduce/measure.hpp"

@@ -99,7 +99,8 @@ const std::vector<std::pair<std::string, std::optional<Finish>>> finishes = {
     {"auto", std::nullopt},
 };
 
-const std::vector<std::pair<std::string, std::optional<Path>>> strategies = {
+/// --strategy: the reduction path.
+const std::vector<std::pair<std::string, std::optional<Path>>> paths = {
     {"auto", std::nullopt},
     {"work-group", Path::work_group},
     {"sub-group", Path::sub_group},
@@ -243,12 +244,13 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     TCLAP::SwitchArg allow_unreported(
         "", "allow-unreported",
         "Build the --strategy given even if the device does not report support for it", cmd);
-    std::vector<std::string> strategy_names{"auto", "work-group", "sub-group", "tree"};
-    TCLAP::ValuesConstraint<std::string> strategy_constraint(strategy_names);
-    TCLAP::ValueArg<std::string> strategy(
+    std::vector<std::string> path_names{"auto", "work-group", "sub-group", "tree"};
+    TCLAP::ValuesConstraint<std::string> path_constraint(path_names);
+    TCLAP::ValueArg<std::string> path(
         "", "strategy",
-        "How work-groups combine values (default: auto, the first the device reports)", false,
-        "auto", &strategy_constraint, cmd);
+        "The reduction path: how work-groups combine values (default: auto, the first the "
+        "device reports)",
+        false, "auto", &path_constraint, cmd);
     TCLAP::SwitchArg list("", "list", "List every platform and device, then exit", cmd);
     TCLAP::ValueArg<std::string> seed("s", "seed", "Seed of the random input (default: 1)", false,
                                       "1", "number", cmd);
@@ -313,7 +315,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
         usage_error("--chunk needs --host-input");
     if (csv.isSet() && !sweep.isSet())
         usage_error("--csv needs --sweep");
-    if (allow_unreported.isSet() && strategy.getValue() == "auto")
+    if (allow_unreported.isSet() && path.getValue() == "auto")
         usage_error("--allow-unreported needs an explicit --strategy");
 
     Options options;
@@ -332,7 +334,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     parse_device_list(device.getValue(), options.triplet);
     if (type.isSet())
         options.triplet.type = parse_device_type(type.getValue());
-    options.path = choose(strategy.getValue(), strategies, "strategy");
+    options.path = choose(path.getValue(), paths, "strategy");
     options.allow_unreported = allow_unreported.isSet();
     options.factor = factor.getValue() == "device" ? Factor::device : Factor::textbook;
     options.finish = choose(finish.getValue(), finishes, "finish");
