@@ -50,14 +50,20 @@ void refuse_single_process_options(const Options& options) {
         refuse("--max-buffer");
 }
 
-/// This rank's device: of the devices the triplet selects, the one at its node-local rank,
-/// round-robin when a node has more ranks than devices.
-SelectedDevice device_of_rank(const DeviceTriplet& triplet) {
+/// This rank's index among the ranks of its node (a collective: called outside the stages,
+/// which a failed rank leaves early).
+int node_local_rank() {
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     int node_rank = 0;
     MPI_Comm_rank(node, &node_rank);
     MPI_Comm_free(&node);
+    return node_rank;
+}
+
+/// This rank's device: of the devices the triplet selects, the one at its node-local rank,
+/// round-robin when a node has more ranks than devices.
+SelectedDevice device_of_rank(const DeviceTriplet& triplet, int node_rank) {
     const auto devices = select_devices(triplet);
     return devices[static_cast<std::size_t>(node_rank) % devices.size()];
 }
@@ -117,6 +123,7 @@ int reduce_across_ranks(int argc, char* argv[], std::ostream& out) {
     int ranks = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    const auto node_rank = node_local_rank();
 
     std::optional<Options> options;
     agree.stage([&] {
@@ -136,7 +143,7 @@ int reduce_across_ranks(int argc, char* argv[], std::ostream& out) {
     RankRow row;
     agree.stage([&] {
         file = open_input(*options); // maps the file: only the slice's pages are read
-        const auto device = device_of_rank(options->triplet);
+        const auto device = device_of_rank(options->triplet, node_rank);
         slice.emplace(device, *options, file ? std::optional(file->values()) : std::nullopt,
                       part());
         set_text(row.device, device.device.getInfo<CL_DEVICE_NAME>());
