@@ -18,8 +18,6 @@ std::string fixed(double value, int decimals) {
     return text.str();
 }
 
-namespace {
-
 std::string json_string(const std::string& text) {
     std::string quoted = "\"";
     for (const char c : text) {
@@ -36,6 +34,8 @@ std::string json_string(const std::string& text) {
     }
     return quoted + '"';
 }
+
+namespace {
 
 /// How the first run's result compares with the host reference, and by which check.
 std::string verdict(const Measurement& measurement) {

@@ -19,6 +19,9 @@ namespace clreduce {
 /// `value` with `decimals` digits after the point.
 std::string fixed(double value, int decimals = 2);
 
+/// `text` as a JSON string: quoted, with quotes, backslashes and control characters escaped.
+std::string json_string(const std::string& text);
+
 /// "min X us, median Y us (Z GB/s)" of several runs, or "X us (Z GB/s)" of one, over
 /// `bytes` read.
 std::string timing_text(const Statistic& us, std::uint64_t bytes, bool repeated);

@@ -1,0 +1,110 @@
+#include "slice.hpp"
+
+#include "clreduce/capabilities.hpp"
+#include "clreduce/input.hpp"
+#include "clreduce/reducer.hpp"
+#include "clreduce/reference.hpp"
+#include "clreduce/source.hpp"
+
+#include <variant>
+
+namespace clreduce::mpi {
+namespace {
+
+/// The slice of clreduce's random input: value i of the whole depends only on (seed, i), so
+/// the whole is the same for any number of ranks.
+HostValues random_slice(const Options& options, RankSlice slice) {
+    auto values = visit_type(options.type, [&](auto value) {
+        return HostValues(std::vector<decltype(value)>(slice.length));
+    });
+    auto* data = std::visit([](auto& vector) -> void* { return vector.data(); }, values);
+    fill_random(options.type, options.op, data, slice.first, slice.length, options.seed);
+    return values;
+}
+
+/// The slice on the device, once the reducer has said that it and the temporaries fit.
+DeviceInput checked_upload(const Reducer& reducer, const ValuesView& values,
+                           std::uint64_t per_buffer) {
+    reducer.check_fits(values.length, per_buffer);
+    return DeviceInput(reducer.device_queue(), values, per_buffer);
+}
+
+} // namespace
+
+struct SliceReducer::Engine {
+    Engine(const SelectedDevice& device, const Options& options,
+           const std::optional<ValuesView>& file, RankSlice slice)
+        : device_queue(device.device)
+        , report(query_report(device.device))
+        , reducer(device_queue, report,
+                  {options.type, options.op,
+                   choose_path(report, options.path, options.allow_unreported), options.factor,
+                   options.finish, options.work_group_size},
+                  reduce_kernel_source(options.kernel_dir))
+        , per_buffer(buffer_values(report, options.type, 0))
+        , drawn(file ? HostValues{} : random_slice(options, slice))
+        , values(file ? file->part(slice.first, slice.length) : ValuesView(drawn))
+        , input(checked_upload(reducer, values, per_buffer)) {}
+
+    DeviceQueue device_queue;
+    DeviceReport report;
+    Reducer reducer;
+    std::uint64_t per_buffer;
+    HostValues drawn; // the random slice; empty with --input
+    ValuesView values;
+    DeviceInput input;
+    std::vector<Reduction> runs;
+};
+
+SliceReducer::SliceReducer(const SelectedDevice& device, const Options& options,
+                           const std::optional<ValuesView>& file, RankSlice slice)
+    : identity_(visit_type(options.type, [&](auto value) {
+        return Scalar(identity_of<decltype(value)>(options.op));
+    })) {
+    if (slice.length > 0)
+        engine_ = std::make_unique<Engine>(device, options, file, slice);
+}
+
+SliceReducer::~SliceReducer() = default;
+
+Scalar SliceReducer::reduce() {
+    if (!engine_) {
+        spans_.push_back(0);
+        return identity_;
+    }
+    auto& engine = *engine_;
+    engine.runs.push_back(engine.reducer.reduce(engine.input.prefix(engine.values.length)));
+    spans_.push_back(engine.runs.back().span_us);
+    return engine.runs.back().value;
+}
+
+std::vector<double> SliceReducer::span_us(std::size_t uncounted) const {
+    return {spans_.begin() + static_cast<std::ptrdiff_t>(uncounted), spans_.end()};
+}
+
+SliceCheck SliceReducer::check(std::size_t uncounted) const {
+    if (!engine_)
+        return {identity_, identity_, Check::exact, 0, true};
+    const auto& engine = *engine_;
+    Measurement measurement;
+    measurement.type = engine.reducer.type();
+    measurement.length = engine.values.length;
+    measurement.runs.assign(engine.runs.begin() + static_cast<std::ptrdiff_t>(uncounted),
+                            engine.runs.end());
+    check_against(
+        measurement, engine.reducer, Repeats{1, false},
+        [&] { return host_reduce(engine.reducer.op(), engine.values, engine.values.length); },
+        engine.values.origin);
+    return {measurement.runs.front().value, measurement.expected.value, measurement.check,
+            measurement.tolerance, measurement.valid()};
+}
+
+std::string SliceReducer::setup() const {
+    if (!engine_)
+        return "";
+    const auto& reducer = engine_->reducer;
+    return "path " + name_of(reducer.path()) + ", work-group size " +
+           std::to_string(reducer.work_group_size()) + ", finish " + name_of(reducer.finish());
+}
+
+} // namespace clreduce::mpi
