@@ -51,7 +51,8 @@ std::vector<Part> build_parts(const std::vector<SelectedDevice>& devices, const 
         part.queue = std::make_unique<DeviceQueue>(selected.device);
         const Recipe recipe{options.type,   options.op,     path,
                             options.factor, options.finish, options.work_group_size};
-        part.reducer = std::make_unique<Reducer>(*part.queue, report, recipe, kernel_text);
+        part.reducer =
+            std::make_unique<Reducer>(part.queue->context, part.queue->device, recipe, kernel_text);
         parts.push_back(std::move(part));
     }
     return parts;
@@ -74,21 +75,22 @@ void place_shares(std::vector<Part>& parts, const Options& options,
         part.stream.reset();
         if (options.host_input) {
             part.stream =
-                make_host_stream(reducer, values, part.first, part.length,
+                make_host_stream(reducer, part.queue->queue, values, part.first, part.length,
                                  stream_chunk(reducer, part.length, options.chunk), options.seed);
             continue;
         }
         const auto per_buffer = buffer_values(reducer.report(), reducer.type(), options.max_buffer);
         reducer.check_fits(part.length, per_buffer);
-        part.input = std::make_unique<DeviceInput>(
-            *part.queue, values->part(part.first, part.length), per_buffer);
+        part.input =
+            std::make_unique<DeviceInput>(part.queue->context, part.queue->queue,
+                                          values->part(part.first, part.length), per_buffer);
     }
 }
 
 Reduction reduce_share(Part& part) {
     if (part.stream)
         return part.stream->reduce(part.length).reduction;
-    return part.reducer->reduce(part.input->prefix(part.length));
+    return part.reducer->reduce_timed(part.queue->queue, part.input->prefix(part.length));
 }
 
 /// Each part reduces its share on a thread of its own; the run ends when the last does.
