@@ -154,10 +154,11 @@ DeviceQueue::DeviceQueue(const cl::Device& device)
     , context(device)
     , queue(context, device, cl::QueueProperties::Profiling) {}
 
-cl::Buffer upload(const DeviceQueue& device_queue, const HostValues& values) {
+cl::Buffer upload(const cl::Context& context, const cl::CommandQueue& queue,
+                  const HostValues& values) {
     const auto bytes = length_of(values) * info(type_of(values)).size;
-    cl::Buffer buffer(device_queue.context, CL_MEM_READ_ONLY, bytes);
-    device_queue.queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, data_of(values));
+    cl::Buffer buffer(context, CL_MEM_READ_ONLY, bytes);
+    queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, data_of(values));
     return buffer;
 }
 

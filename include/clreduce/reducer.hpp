@@ -70,8 +70,12 @@ struct DeviceQueue {
     cl::CommandQueue queue;
 };
 
-/// A read-only buffer holding `values`, written before this returns.
-cl::Buffer upload(const DeviceQueue& device_queue, const HostValues& values);
+/// A read-only buffer of `context` holding `values`, written on `queue` before this returns.
+cl::Buffer upload(const cl::Context& context, const cl::CommandQueue& queue,
+                  const HostValues& values);
+inline cl::Buffer upload(const DeviceQueue& device_queue, const HostValues& values) {
+    return upload(device_queue.context, device_queue.queue, values);
+}
 
 /// What a Reducer is built for. The defaults reduce int32 by sum with the best the device
 /// reports.
