@@ -46,12 +46,16 @@ value_t sub_group_reduce_op(value_t x);  // defined only when REDUCE_PATH_SUB_GR
 // streams: PoCL runs a work-group's work-items one after the other, so interleaving them
 // inside a work-group's run made each one stride through memory (3 to 8 times slower,
 // measured on PoCL 3.1 and 5.0; see the README).
-// Every buffer the host passes starts at CL_DEVICE_MEM_BASE_ADDR_ALIGN, which is at least the
-// size of the largest vector type, so the vector view is aligned; the length % 4 trailing values go
-// to the first work-items. Lengths and indices are 64-bit throughout.
-value_t fold_private(global const value_t* in, ulong length) {
-    global const value4_t* in4 = (global const value4_t*)in;
-    const ulong vectors = length / 4;
+// The values are in[first] ... in[first + length - 1]. Every buffer starts at
+// CL_DEVICE_MEM_BASE_ADDR_ALIGN, which is at least the size of the largest vector type, so
+// the vectors are read from the first index that is a multiple of 4 on, aligned; the up to 3
+// values before it (the head) and the (length - head) % 4 after the last vector (the tail) go
+// to the first work-items, one value each. Lengths and indices are 64-bit throughout.
+value_t fold_private(global const value_t* in, ulong first, ulong length) {
+    global const value_t* values = in + first;
+    const ulong head = min((4 - first % 4) % 4, length);
+    global const value4_t* in4 = (global const value4_t*)(values + head);
+    const ulong vectors = (length - head) / 4;
     const ulong items = get_global_size(0);
     const ulong item = get_global_id(0);
 #if defined(REDUCE_CONTIGUOUS)
@@ -80,8 +84,10 @@ value_t fold_private(global const value_t* in, ulong length) {
     const value4_t folded = op4(op4(a, b), op4(c, d));
 
     value_t value = op(op(folded.x, folded.y), op(folded.z, folded.w));
-    for (ulong tail = vectors * 4 + item; tail < length; tail += items)
-        value = op(value, in[tail]);
+    for (ulong at = item; at < head; at += items)
+        value = op(value, values[at]);
+    for (ulong tail = head + vectors * 4 + item; tail < length; tail += items)
+        value = op(value, values[tail]);
     return value;
 }
 
@@ -139,10 +145,11 @@ value_t reduce_work_group(value_t value, local value_t* scratch) {
 #endif
 
 // Work-group g writes out[first_out + g]: an input held in several buffers gathers the
-// partials of all its pieces in one array.
-kernel void reduce(global const value_t* in, global value_t* out, ulong length,
-                   local value_t* scratch, ulong first_out) {
-    const value_t partial = reduce_work_group(fold_private(in, length), scratch);
+// partials of all its pieces in one array, and a last pass of one work-group writes the
+// result where the caller asked for it.
+kernel void reduce(global const value_t* in, ulong first, ulong length, global value_t* out,
+                   ulong first_out, local value_t* scratch) {
+    const value_t partial = reduce_work_group(fold_private(in, first, length), scratch);
     if (get_local_id(0) == 0)
         out[first_out + get_group_id(0)] = partial;
 }
@@ -195,20 +202,21 @@ void rearm(global uint* arrivals) {
 
 #endif
 
-// `partials` holds get_num_groups(0) values; the result goes to result[0]. `arrivals` is 0
+// `partials` holds get_num_groups(0) values; the result goes to result[result_index]. `arrivals` is 0
 // before the launch, and the last work-group sets it back to 0. The host alternates two
 // counts from launch to launch, and work-group 0 zeroes the one the next launch takes
 // (`next_arrivals`, idle during this launch): a launch that did not complete, whose count
 // stays where it stopped, thus leaves no count behind for the launch after it, and no
 // command is spent on resetting it.
-kernel void reduce_and_finish(global const value_t* in, global value_t* partials,
-                              global value_t* result, ulong length, local value_t* scratch,
-                              global uint* arrivals, global uint* next_arrivals) {
+kernel void reduce_and_finish(global const value_t* in, ulong first, ulong length,
+                              global value_t* partials, global value_t* result,
+                              ulong result_index, local value_t* scratch, global uint* arrivals,
+                              global uint* next_arrivals) {
     local uint arrived_last;
     // A plain store: one work-item writes it, and no launch reads it before this one ends.
     if (get_group_id(0) == 0 && get_local_id(0) == 0)
         next_arrivals[0] = 0;
-    const value_t partial = reduce_work_group(fold_private(in, length), scratch);
+    const value_t partial = reduce_work_group(fold_private(in, first, length), scratch);
     if (get_local_id(0) == 0) {
         partials[get_group_id(0)] = partial;
         arrived_last = arrive(arrivals) == get_num_groups(0) - 1;
@@ -225,7 +233,7 @@ kernel void reduce_and_finish(global const value_t* in, global value_t* partials
         value = op(value, arrived_partials[i]);
     const value_t total = reduce_work_group(value, scratch);
     if (get_local_id(0) == 0) {
-        result[0] = total;
+        result[result_index] = total;
         rearm(arrivals);
     }
 }
@@ -235,7 +243,7 @@ kernel void reduce_and_finish(global const value_t* in, global value_t* partials
 // cannot know that, so it keeps every load.
 kernel void stream_read(global const value_t* in, ulong length, value_t unlikely,
                         global value_t* sink) {
-    const value_t folded = fold_private(in, length);
+    const value_t folded = fold_private(in, 0, length);
     if (folded == unlikely)
         sink[0] = folded;
 }

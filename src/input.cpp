@@ -16,16 +16,15 @@ std::uint64_t buffer_values(const DeviceReport& report, DataType type, std::uint
     return limit == 0 ? largest : limit;
 }
 
-DeviceInput::DeviceInput(const DeviceQueue& device_queue, const ValuesView& values,
-                         std::uint64_t per_buffer) {
+DeviceInput::DeviceInput(const cl::Context& context, const cl::CommandQueue& queue,
+                         const ValuesView& values, std::uint64_t per_buffer) {
     const auto size = info(values.type).size;
     const auto length = values.length;
     const auto* bytes = static_cast<const unsigned char*>(values.data);
     for (std::uint64_t first = 0; first < length; first += per_buffer) {
         const auto count = std::min(per_buffer, length - first);
-        cl::Buffer buffer(device_queue.context, CL_MEM_READ_ONLY, count * size);
-        device_queue.queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, count * size,
-                                              bytes + first * size);
+        cl::Buffer buffer(context, CL_MEM_READ_ONLY, count * size);
+        queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, count * size, bytes + first * size);
         pieces_.push_back({buffer, count});
     }
 }

@@ -58,12 +58,12 @@ double sum_tolerance(DataType type, std::uint64_t additions, double magnitude, d
     return k * u / (1 - k * u) * magnitude + u * std::abs(expected);
 }
 
-StreamRead::StreamRead(const Reducer& reducer)
+StreamRead::StreamRead(const Reducer& reducer, const cl::CommandQueue& queue)
     : reducer_(reducer)
+    , queue_(queue)
     , kernel_(reducer.program(), "stream_read")
-    , work_group_limit_(
-          kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(reducer.device_queue().device))
-    , sink_(reducer.device_queue().context, CL_MEM_WRITE_ONLY, reducer.value_size()) {}
+    , work_group_limit_(kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(reducer.device()))
+    , sink_(reducer.context(), CL_MEM_WRITE_ONLY, reducer.value_size()) {}
 
 double StreamRead::launch_us(const std::vector<Piece>& input) {
     std::vector<cl::Event> events;
@@ -78,9 +78,8 @@ double StreamRead::launch_us(const std::vector<Piece>& input) {
         kernel_.setArg(2, reducer_.value_size(), unlikely);
         kernel_.setArg(3, sink_);
         events.emplace_back();
-        reducer_.device_queue().queue.enqueueNDRangeKernel(
-            kernel_, cl::NullRange, cl::NDRange(global_size), cl::NDRange(local_size), nullptr,
-            &events.back());
+        queue_.enqueueNDRangeKernel(kernel_, cl::NullRange, cl::NDRange(global_size),
+                                    cl::NDRange(local_size), nullptr, &events.back());
     }
     events.back().wait();
     return static_cast<double>(events.back().getProfilingInfo<CL_PROFILING_COMMAND_END>() -
@@ -184,15 +183,16 @@ void check_against(Measurement& measurement, const Reducer& reducer, const Repea
             std::visit([](auto x) { return static_cast<double>(x); }, measurement.expected.value));
 }
 
-Measurement measure(Reducer& reducer, const DeviceInput& input, const ValuesView& values,
-                    std::uint64_t length, const Repeats& repeats, StreamRead* stream_read) {
+Measurement measure(Reducer& reducer, const cl::CommandQueue& queue, const DeviceInput& input,
+                    const ValuesView& values, std::uint64_t length, const Repeats& repeats,
+                    StreamRead* stream_read) {
     const auto pieces = input.prefix(length);
     Measurement measurement;
     measurement.type = reducer.type();
     measurement.length = length;
     std::vector<double> read_samples;
     repeat(repeats, [&](bool counted) {
-        auto run = reducer.reduce(pieces);
+        auto run = reducer.reduce_timed(queue, pieces);
         const auto read_us = stream_read ? stream_read->launch_us(pieces) : 0.0;
         if (!counted)
             return;

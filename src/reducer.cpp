@@ -7,7 +7,10 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <stdexcept>
+#include <tuple>
 
 namespace clreduce {
 namespace {
@@ -47,7 +50,7 @@ void refuse_past_bound(std::size_t work_group_size, const WorkGroupBound& bound,
 }
 
 /// The program's kernel `name`. A program built without it is a failed build.
-cl::Kernel program_kernel(const DeviceQueue& device_queue, const cl::Program& program,
+cl::Kernel program_kernel(const cl::Device& device, const cl::Program& program,
                           const std::string& name) {
     try {
         return cl::Kernel(program, name.c_str());
@@ -56,7 +59,6 @@ cl::Kernel program_kernel(const DeviceQueue& device_queue, const cl::Program& pr
         // "builds" a program whose kernels cannot be created: that is a failed build.
         if (error.err() != CL_INVALID_KERNEL_NAME)
             throw;
-        const auto device = device_queue.device;
         const auto log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device);
         throw Error(Errc::kernel_build,
                     "kernel build failed on device '" + device.getInfo<CL_DEVICE_NAME>() +
@@ -68,6 +70,83 @@ cl::Kernel program_kernel(const DeviceQueue& device_queue, const cl::Program& pr
     }
 }
 
+/// Builds `source` for `device`; a compiler error becomes Error(Errc::kernel_build) carrying
+/// the build log.
+cl::Program build_program(const cl::Context& context, const cl::Device& device,
+                          const std::string& source, const std::string& options) {
+    cl::Program program(context, source);
+    try {
+        program.build({device}, options.c_str());
+    } catch (const cl::BuildError& error) {
+        std::string log;
+        for (const auto& device_log : error.getBuildLog())
+            log += device_log.second;
+        throw Error(Errc::kernel_build,
+                    "kernel build failed (" + cl_error_name(error.err()) + ") on device '" +
+                        device.getInfo<CL_DEVICE_NAME>() + "' with options '" + options +
+                        "'; build log:",
+                    log.empty() ? "(the build log is empty)" : log);
+    }
+    return program;
+}
+
+/// What a compiled program is built from. The handles are those of objects the cached program
+/// holds references to, so no other context or device can take them while it is cached.
+struct ProgramKey {
+    cl_context context;
+    cl_device_id device;
+    std::string options;
+    std::string source;
+    bool operator<(const ProgramKey& other) const {
+        return std::tie(context, device, options, source) <
+               std::tie(other.context, other.device, other.options, other.source);
+    }
+};
+
+struct ProgramCache {
+    std::mutex mutex;
+    std::map<ProgramKey, cl::Program> programs;
+};
+
+/// Never destroyed: at exit the driver may already be gone, and releasing a program then
+/// crashes some.
+ProgramCache& program_cache() {
+    static auto* cache = new ProgramCache;
+    return *cache;
+}
+
+/// The program for `key`, from the cache or built now. The build runs outside the lock, so
+/// that one thread's compile does not hold up another's cache hit; two threads that build the
+/// same program at once both compile, and the first one stored is kept.
+cl::Program cached_program(const cl::Context& context, const cl::Device& device,
+                           const std::string& source, const std::string& options) {
+    ProgramKey key{context(), device(), options, source};
+    auto& cache = program_cache();
+    {
+        const std::lock_guard<std::mutex> lock(cache.mutex);
+        const auto found = cache.programs.find(key);
+        if (found != cache.programs.end())
+            return found->second;
+    }
+    auto program = build_program(context, device, source, options);
+    const std::lock_guard<std::mutex> lock(cache.mutex);
+    return cache.programs.emplace(std::move(key), std::move(program)).first->second;
+}
+
+/// The queue's properties; refuses an out-of-order queue, on which the passes would race.
+cl_command_queue_properties in_order_properties(const cl::CommandQueue& queue) {
+    const auto properties = queue.getInfo<CL_QUEUE_PROPERTIES>();
+    if (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+        throw Error(Errc::invalid_argument,
+                    "reduce: the queue runs out of order; the reducer needs an in-order queue");
+    return properties;
+}
+
+/// Whether the queue profiles its commands; refuses an out-of-order one.
+bool profiles(const cl::CommandQueue& queue) {
+    return (in_order_properties(queue) & CL_QUEUE_PROFILING_ENABLE) != 0;
+}
+
 } // namespace
 
 DeviceQueue::DeviceQueue(const cl::Device& device)
@@ -75,89 +154,77 @@ DeviceQueue::DeviceQueue(const cl::Device& device)
     , context(device)
     , queue(context, device, cl::QueueProperties::Profiling) {}
 
-cl::Program build_program(const DeviceQueue& device_queue, const std::string& source,
-                          const std::string& options) {
-    cl::Program program(device_queue.context, source);
-    try {
-        program.build({device_queue.device}, options.c_str());
-    } catch (const cl::BuildError& error) {
-        std::string log;
-        for (const auto& device_log : error.getBuildLog())
-            log += device_log.second;
-        throw Error(Errc::kernel_build,
-                    "kernel build failed (" + cl_error_name(error.err()) + ") on device '" +
-                        device_queue.device.getInfo<CL_DEVICE_NAME>() + "' with options '" +
-                        options + "'; build log:",
-                    log.empty() ? "(the build log is empty)" : log);
-    }
-    return program;
-}
-
-cl::Buffer upload(const DeviceQueue& device_queue, const HostValues& values) {
+cl::Buffer upload(const cl::Context& context, const cl::CommandQueue& queue,
+                  const HostValues& values) {
     const auto bytes = length_of(values) * info(type_of(values)).size;
-    cl::Buffer buffer(device_queue.context, CL_MEM_READ_ONLY, bytes);
-    device_queue.queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, data_of(values));
+    cl::Buffer buffer(context, CL_MEM_READ_ONLY, bytes);
+    queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, data_of(values));
     return buffer;
 }
 
-Reducer::Reducer(const DeviceQueue& device_queue, const DeviceReport& report, const Recipe& recipe,
-                 const std::string& kernel_text)
-    : device_queue_(device_queue)
-    , report_(report)
+void clear_program_cache() {
+    auto& cache = program_cache();
+    const std::lock_guard<std::mutex> lock(cache.mutex);
+    cache.programs.clear();
+}
+
+Reducer::Reducer(const cl::Context& context, const cl::Device& device, const Recipe& recipe,
+                 std::string_view kernel_text)
+    : context_(context)
+    , device_(device)
+    , report_(query_report(device))
     , recipe_(recipe)
+    , path_(recipe.path.value_or(best_path(report_)))
     , finish_(choose_finish(recipe.factor, recipe.finish))
-    , build_options_(clreduce::build_options(report, recipe.path, finish_, recipe.type)) {
-    require_type_support(report, recipe.type);
-    program_ = build_program(
-        device_queue_, complete_kernel_source(kernel_text, recipe.op, recipe.path, recipe.type),
+    , build_options_(clreduce::build_options(report_, path_, finish_, recipe.type)) {
+    require_type_support(report_, recipe.type);
+    program_ = cached_program(
+        context_, device_,
+        complete_kernel_source(std::string(kernel_text), recipe.op, path_, recipe.type),
         build_options_);
     finish_ =
-        confirm_finish(report, finish_, recipe.finish, [&] { return program_binary(program_); });
-    pass_kernel_ = program_kernel(device_queue_, program_, "reduce");
-    finishing_kernel_ = program_kernel(device_queue_, program_, "reduce_and_finish");
+        confirm_finish(report_, finish_, recipe.finish, [&] { return program_binary(program_); });
+    pass_kernel_ = program_kernel(device_, program_, "reduce");
+    finishing_kernel_ = program_kernel(device_, program_, "reduce_and_finish");
     for (auto& arrivals : arrivals_) {
         cl_uint none = 0;
-        arrivals = cl::Buffer(device_queue_.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                              sizeof none, &none);
+        arrivals =
+            cl::Buffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof none, &none);
     }
-    const auto& device = device_queue_.device;
+    result_slot_ = cl::Buffer(context_, CL_MEM_READ_WRITE, value_size());
     WorkGroupLimits limits;
-    limits.kernel = std::min(pass_kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device),
-                             finishing_kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device));
-    limits.work_item = report.max_work_item_size;
+    limits.kernel =
+        std::min(pass_kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_),
+                 finishing_kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_));
+    limits.work_item = report_.max_work_item_size;
     const auto local_used =
-        std::max(pass_kernel_.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device),
-                 finishing_kernel_.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device));
-    limits.local_memory_free = report.local_memory - std::min(local_used, report.local_memory);
+        std::max(pass_kernel_.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device_),
+                 finishing_kernel_.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device_));
+    limits.local_memory_free = report_.local_memory - std::min(local_used, report_.local_memory);
     limits.value_size = value_size();
     // A CPU runs a work-group as a loop on one core: it only needs enough work-items for the
     // SIMD lanes the compiler spreads them over, which the preferred multiple reports.
-    if (report.type & CL_DEVICE_TYPE_CPU)
+    if (report_.type & CL_DEVICE_TYPE_CPU)
         limits.wanted =
-            pass_kernel_.getWorkGroupInfo<CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE>(device);
+            pass_kernel_.getWorkGroupInfo<CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE>(device_);
     if (recipe.work_group_size != 0) {
-        refuse_past_bound(recipe.work_group_size, work_group_bound(limits), report.name);
+        refuse_past_bound(recipe.work_group_size, work_group_bound(limits), report_.name);
         limits.wanted = recipe.work_group_size;
     }
     // PoCL 5.0 aborts (its kernel library lacks __pocl_work_group_alloca) when a sub-group
     // kernel runs in work-groups of fewer than 4 work-items.
-    if (recipe.path == Path::sub_group)
+    if (path_ == Path::sub_group)
         limits.smallest = 4;
-    shape_ = pass_shape(recipe.factor, choose_work_group_size(limits), report.compute_units,
-                        report.address_bits);
-
-    // Drivers copy into pinned memory directly, where other memory goes through a staging copy.
-    // Mapped last: nothing after it throws, so the destructor always unmaps it.
-    result_buffer_ =
-        cl::Buffer(device_queue_.context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, value_size());
-    result_ = device_queue_.queue.enqueueMapBuffer(result_buffer_, CL_TRUE,
-                                                   CL_MAP_READ | CL_MAP_WRITE, 0, value_size());
+    shape_ = pass_shape(recipe.factor, choose_work_group_size(limits), report_.compute_units,
+                        report_.address_bits);
 }
 
 Reducer::~Reducer() {
+    if (result_ == nullptr)
+        return;
     try {
-        device_queue_.queue.enqueueUnmapMemObject(result_buffer_, result_);
-        device_queue_.queue.finish();
+        mapped_on_.enqueueUnmapMemObject(result_buffer_, result_);
+        mapped_on_.finish();
     } catch (const cl::Error&) { // nothing to do about it while being destroyed
     }
 }
@@ -192,134 +259,174 @@ void Reducer::check_fits(std::uint64_t length, std::uint64_t per_buffer) const {
                         "' has " + bytes_text(available, size) + " (CL_DEVICE_GLOBAL_MEM_SIZE)");
 }
 
-void Reducer::size_temporary(std::size_t which, std::uint64_t values) {
-    if (temporary_capacity_[which] < values) {
-        temporaries_[which] =
-            cl::Buffer(device_queue_.context, CL_MEM_READ_WRITE, values * value_size());
-        temporary_capacity_[which] = values;
-    }
+void Reducer::size_temporaries(const std::vector<Pass>& passes) {
+    // Sized before anything is enqueued, so that none is replaced between two passes that use
+    // it. A replaced buffer stays alive for the commands already enqueued on it.
+    const auto values = temporary_values(passes);
+    for (std::size_t which = 0; which < 2; ++which)
+        if (temporary_capacity_[which] < values[which]) {
+            temporaries_[which] =
+                cl::Buffer(context_, CL_MEM_READ_WRITE, values[which] * value_size());
+            temporary_capacity_[which] = values[which];
+        }
 }
 
-void Reducer::enqueue(const Pass& pass, const cl::Buffer& in, std::size_t out, cl::Event& event) {
+void Reducer::require_holds(const cl::Buffer& buffer, std::uint64_t first, std::uint64_t count,
+                            const char* what) const {
+    const auto values = buffer.getInfo<CL_MEM_SIZE>() / value_size();
+    if (first > values || count > values - first)
+        throw Error(Errc::invalid_argument,
+                    std::string("reduce: the ") + what + " buffer holds " +
+                        std::to_string(values) + " values of " + name_of(type()) +
+                        ", fewer than " + std::to_string(first) + " + " + std::to_string(count));
+}
+
+void Reducer::enqueue_pass(const cl::CommandQueue& queue, const Pass& pass, const Piece& in,
+                           const cl::Buffer& out, std::uint64_t first_out,
+                           const std::vector<cl::Event>& wait, cl::Event& event) {
     auto& kernel = pass.finishes ? finishing_kernel_ : pass_kernel_;
-    const auto scratch = cl::Local(pass.work_group_size * value_size());
-    kernel.setArg(0, in);
-    if (pass.finishes) {
-        kernel.setArg(1, temporaries_[1 - out]); // the partials
-        kernel.setArg(2, temporaries_[out]);
-        kernel.setArg(3, static_cast<cl_ulong>(pass.in));
-        kernel.setArg(4, scratch);
-        kernel.setArg(5, arrivals_[next_arrivals_]);
-        kernel.setArg(6, arrivals_[1 - next_arrivals_]);
-    } else {
-        kernel.setArg(1, temporaries_[out]);
-        kernel.setArg(2, static_cast<cl_ulong>(pass.in));
-        kernel.setArg(3, scratch);
-        kernel.setArg(4, cl_ulong{0});
-    }
-    device_queue_.queue.enqueueNDRangeKernel(kernel, cl::NullRange,
-                                             cl::NDRange(pass.work_groups * pass.work_group_size),
-                                             cl::NDRange(pass.work_group_size), nullptr, &event);
+    kernel.setArg(0, in.buffer);
+    kernel.setArg(1, static_cast<cl_ulong>(in.first));
+    kernel.setArg(2, static_cast<cl_ulong>(pass.in));
+    cl_uint next = 3;
     if (pass.finishes)
+        kernel.setArg(next++, temporaries_[1]); // the partials
+    kernel.setArg(next++, out);
+    kernel.setArg(next++, static_cast<cl_ulong>(first_out));
+    kernel.setArg(next++, cl::Local(pass.work_group_size * value_size()));
+    if (pass.finishes) {
+        kernel.setArg(next++, arrivals_[next_arrivals_]);
+        kernel.setArg(next++, arrivals_[1 - next_arrivals_]);
         next_arrivals_ = 1 - next_arrivals_;
-}
-
-void Reducer::require_holds(const cl::Buffer& input, std::uint64_t length) const {
-    const auto input_values = input.getInfo<CL_MEM_SIZE>() / value_size();
-    if (input_values < length)
-        throw Error(Errc::invalid_argument, "reduce: the input buffer holds " +
-                                                std::to_string(input_values) + " values of " +
-                                                name_of(type()) + ", fewer than the length " +
-                                                std::to_string(length));
-}
-
-Reduction Reducer::reduce(const cl::Buffer& input, std::uint64_t length) {
-    require_holds(input, length);
-    return finish_pieces(input, length, {}, {}, std::chrono::steady_clock::now());
-}
-
-Reduction Reducer::reduce(const std::vector<Piece>& pieces) {
-    if (pieces.size() == 1)
-        return reduce(pieces.front().buffer, pieces.front().length);
-    std::uint64_t count = 0;
-    for (const auto& piece : pieces) {
-        require_holds(piece.buffer, piece.length);
-        count += partials_of(piece.length);
     }
+    queue.enqueueNDRangeKernel(
+        kernel, cl::NullRange, cl::NDRange(pass.work_groups * pass.work_group_size),
+        cl::NDRange(pass.work_group_size), wait.empty() ? nullptr : &wait, &event);
+}
+
+std::vector<cl::Event> Reducer::enqueue_passes(const cl::CommandQueue& queue,
+                                               const std::vector<Pass>& passes, const Piece& input,
+                                               const cl::Buffer& result, std::uint64_t result_index,
+                                               const std::vector<cl::Event>& wait) {
+    size_temporaries(passes);
+    static const std::vector<cl::Event> none;
+    std::vector<cl::Event> events(passes.size());
+    Piece in = input;
+    for (std::size_t i = 0; i < passes.size(); ++i) {
+        const bool last = i + 1 == passes.size();
+        enqueue_pass(queue, passes[i], in, last ? result : temporaries_[i % 2],
+                     last ? result_index : 0, i == 0 ? wait : none, events[i]);
+        in = {temporaries_[i % 2], passes[i].out(), 0};
+    }
+    return events;
+}
+
+Reduction Reducer::run(const cl::CommandQueue& queue, const Piece& input,
+                       std::vector<PassTime> pieces, std::vector<cl::Event> piece_events,
+                       std::chrono::steady_clock::time_point started, bool timed) {
+    const auto passes = plan(input.length);
+    const auto events = enqueue_passes(queue, passes, input, result_slot_, 0, {});
+    void* result = pinned_result(queue);
+    cl::Event read;
+    queue.enqueueReadBuffer(result_slot_, CL_FALSE, 0, value_size(), result, nullptr, &read);
+    queue.flush();
+    poll_until_complete(read);
+    Reduction reduction;
+    reduction.value = scalar_from_bytes(type(), result);
+    reduction.host_us = microseconds_between(started, std::chrono::steady_clock::now());
+
+    reduction.pieces = pieces.size();
+    reduction.passes = std::move(pieces);
+    for (const auto& pass : passes)
+        reduction.passes.push_back({pass, 0});
+    if (!timed)
+        return reduction;
+    reduction.profiled = true;
+    piece_events.insert(piece_events.end(), events.begin(), events.end());
+    for (std::size_t i = 0; i < reduction.passes.size(); ++i)
+        reduction.passes[i].device_us =
+            event_us<CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END>(piece_events[i]);
+    reduction.span_us =
+        static_cast<double>(piece_events.back().getProfilingInfo<CL_PROFILING_COMMAND_END>() -
+                            piece_events.front().getProfilingInfo<CL_PROFILING_COMMAND_START>()) /
+        1000.0;
+    return reduction;
+}
+
+void* Reducer::pinned_result(const cl::CommandQueue& queue) {
+    // Drivers copy into pinned memory directly, where other memory goes through a staging
+    // copy. Mapping takes a queue, so the first blocking call maps it, on its own.
+    if (result_ == nullptr) {
+        result_buffer_ =
+            cl::Buffer(context_, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, value_size());
+        result_ = queue.enqueueMapBuffer(result_buffer_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                         value_size());
+        mapped_on_ = queue;
+    }
+    return result_;
+}
+
+Scalar Reducer::reduce(const cl::CommandQueue& queue, const cl::Buffer& input, std::uint64_t first,
+                       std::uint64_t count) {
+    in_order_properties(queue);
+    require_holds(input, first, count, "input");
+    return run(queue, {input, count, first}, {}, {}, std::chrono::steady_clock::now(), false).value;
+}
+
+Reduction Reducer::reduce_timed(const cl::CommandQueue& queue, const std::vector<Piece>& pieces) {
+    for (const auto& piece : pieces)
+        require_holds(piece.buffer, piece.first, piece.length, "input");
+    const auto started = std::chrono::steady_clock::now();
+    if (pieces.size() == 1)
+        return run(queue, pieces.front(), {}, {}, started, profiles(queue));
+    std::uint64_t count = 0;
+    for (const auto& piece : pieces)
+        count += partials_of(piece.length);
     if (piece_partials_capacity_ < count) {
-        piece_partials_ =
-            cl::Buffer(device_queue_.context, CL_MEM_READ_WRITE, count * value_size());
+        piece_partials_ = cl::Buffer(context_, CL_MEM_READ_WRITE, count * value_size());
         piece_partials_capacity_ = count;
     }
-    const auto started = std::chrono::steady_clock::now();
     std::vector<cl::Event> events;
-    std::uint64_t first = 0;
-    for (const auto& piece : pieces) {
-        events.push_back(enqueue_piece(piece, piece_partials_, first, {}));
-        first += partials_of(piece.length);
-    }
     std::vector<PassTime> piece_passes;
-    for (const auto& piece : pieces)
+    std::uint64_t first_partial = 0;
+    for (const auto& piece : pieces) {
+        events.push_back(enqueue_piece(queue, piece, piece_partials_, first_partial, {}));
         piece_passes.push_back({plan_passes(piece.length, shape_).front(), 0});
-    return finish_pieces(piece_partials_, count, std::move(piece_passes), std::move(events),
-                         started);
+        first_partial += partials_of(piece.length);
+    }
+    return finish_pieces(queue, {piece_partials_, count, 0}, std::move(piece_passes),
+                         std::move(events), started);
+}
+
+cl::Event Reducer::enqueue_reduce(const cl::CommandQueue& queue, const cl::Buffer& input,
+                                  std::uint64_t first, std::uint64_t count,
+                                  const cl::Buffer& result, std::uint64_t result_index,
+                                  const std::vector<cl::Event>& wait) {
+    in_order_properties(queue);
+    require_holds(input, first, count, "input");
+    require_holds(result, result_index, 1, "result");
+    return enqueue_passes(queue, plan(count), {input, count, first}, result, result_index, wait)
+        .back();
 }
 
 std::size_t Reducer::partials_of(std::uint64_t length) const {
     return plan_passes(length, shape_).front().work_groups;
 }
 
-cl::Event Reducer::enqueue_piece(const Piece& piece, const cl::Buffer& partials,
-                                 std::uint64_t first, const std::vector<cl::Event>& wait) {
-    const auto pass = plan_passes(piece.length, shape_).front();
-    pass_kernel_.setArg(0, piece.buffer);
-    pass_kernel_.setArg(1, partials);
-    pass_kernel_.setArg(2, static_cast<cl_ulong>(piece.length));
-    pass_kernel_.setArg(3, cl::Local(pass.work_group_size * value_size()));
-    pass_kernel_.setArg(4, static_cast<cl_ulong>(first));
+cl::Event Reducer::enqueue_piece(const cl::CommandQueue& queue, const Piece& piece,
+                                 const cl::Buffer& partials, std::uint64_t first_partial,
+                                 const std::vector<cl::Event>& wait) {
     cl::Event event;
-    device_queue_.queue.enqueueNDRangeKernel(
-        pass_kernel_, cl::NullRange, cl::NDRange(pass.work_groups * pass.work_group_size),
-        cl::NDRange(pass.work_group_size), wait.empty() ? nullptr : &wait, &event);
+    enqueue_pass(queue, plan_passes(piece.length, shape_).front(), piece, partials, first_partial,
+                 wait, event);
     return event;
 }
 
-Reduction Reducer::finish_pieces(const cl::Buffer& partials, std::uint64_t count,
+Reduction Reducer::finish_pieces(const cl::CommandQueue& queue, const Piece& partials,
                                  std::vector<PassTime> pieces, std::vector<cl::Event> piece_events,
                                  std::chrono::steady_clock::time_point started) {
-    const auto passes = plan(count);
-    // Size both temporaries before enqueueing, so none is replaced while a pass uses it.
-    const auto temporaries = temporary_values(passes);
-    for (std::size_t which = 0; which < 2; ++which)
-        size_temporary(which, temporaries[which]);
-
-    std::vector<cl::Event> events(passes.size());
-    enqueue(passes.front(), partials, 0, events.front());
-    for (std::size_t i = 1; i < passes.size(); ++i)
-        enqueue(passes[i], temporaries_[(i - 1) % 2], i % 2, events[i]);
-    cl::Event read;
-    device_queue_.queue.enqueueReadBuffer(temporaries_[(passes.size() - 1) % 2], CL_FALSE, 0,
-                                          value_size(), result_, nullptr, &read);
-    device_queue_.queue.flush();
-    poll_until_complete(read);
-    Reduction reduction;
-    reduction.value = scalar_from_bytes(type(), result_);
-    reduction.host_us = microseconds_between(started, std::chrono::steady_clock::now());
-
-    reduction.pieces = pieces.size();
-    reduction.passes = std::move(pieces);
-    for (std::size_t i = 0; i < reduction.passes.size(); ++i)
-        reduction.passes[i].device_us =
-            event_us<CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END>(piece_events[i]);
-    for (std::size_t i = 0; i < passes.size(); ++i)
-        reduction.passes.push_back(
-            {passes[i], event_us<CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END>(events[i])});
-    const auto& first = piece_events.empty() ? events.front() : piece_events.front();
-    reduction.span_us =
-        static_cast<double>(events.back().getProfilingInfo<CL_PROFILING_COMMAND_END>() -
-                            first.getProfilingInfo<CL_PROFILING_COMMAND_START>()) /
-        1000.0;
-    return reduction;
+    return run(queue, partials, std::move(pieces), std::move(piece_events), started,
+               profiles(queue));
 }
 
 } // namespace clreduce

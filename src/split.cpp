@@ -11,7 +11,7 @@ namespace clreduce {
 Reduction DeviceShare::reduce() {
     if (stream)
         return stream->reduce(length).reduction;
-    return reducer->reduce(input->prefix(length));
+    return reducer->reduce_timed(queue->queue, input->prefix(length));
 }
 
 std::vector<HostSpan> DeviceShare::host_values(const std::optional<ValuesView>& values) const {

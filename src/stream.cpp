@@ -54,14 +54,15 @@ bool reads_in_place(const DeviceReport& report) {
     return (report.type & CL_DEVICE_TYPE_CPU) != 0;
 }
 
-HostStream::HostStream(Reducer& reducer, std::uint64_t length, std::uint64_t chunk, bool in_place)
+HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uint64_t length,
+                       std::uint64_t chunk, bool in_place)
     : reducer_(reducer)
-    , copy_queue_(reducer.device_queue().context, reducer.device_queue().device,
-                  cl::QueueProperties::Profiling)
+    , queue_(queue)
+    , copy_queue_(reducer.context(), reducer.device(), cl::QueueProperties::Profiling)
     , chunk_(layout_chunk(chunk, length, in_place ? in_place_alignment(reducer) : 1))
     , in_place_(in_place) {
     const auto size = reducer.value_size();
-    const auto& context = reducer.device_queue().context;
+    const auto& context = reducer.context();
     if (!in_place_)
         for (std::size_t i = 0; i < staging_buffers; ++i)
             staging_.emplace_back(context, CL_MEM_READ_ONLY, chunk_ * size);
@@ -69,11 +70,11 @@ HostStream::HostStream(Reducer& reducer, std::uint64_t length, std::uint64_t chu
     partials_ = cl::Buffer(context, CL_MEM_READ_WRITE, chunks * reducer.partials_of(chunk_) * size);
 }
 
-HostStream::HostStream(Reducer& reducer, std::uint64_t first, std::uint64_t length,
-                       std::uint64_t chunk, std::uint64_t seed, bool in_place)
-    : HostStream(reducer, length, chunk, in_place) {
+HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uint64_t first,
+                       std::uint64_t length, std::uint64_t chunk, std::uint64_t seed, bool in_place)
+    : HostStream(reducer, queue, length, chunk, in_place) {
     const auto size = reducer.value_size();
-    const auto& context = reducer.device_queue().context;
+    const auto& context = reducer.context();
     if (in_place_) {
         // Page-aligned, so that the device may use the memory as it is.
         const std::size_t page = std::max<std::size_t>(4096, reducer.report().base_address_align);
@@ -90,8 +91,8 @@ HostStream::HostStream(Reducer& reducer, std::uint64_t first, std::uint64_t leng
         for (std::uint64_t first = 0; first < length; first += values_per_block_) {
             const auto count = std::min(values_per_block_, length - first);
             cl::Buffer pinned(context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, count * size);
-            void* data = reducer.device_queue().queue.enqueueMapBuffer(
-                pinned, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, count * size);
+            void* data = queue_.enqueueMapBuffer(pinned, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                                 count * size);
             blocks_.push_back({pinned, data, count});
         }
     }
@@ -101,9 +102,9 @@ HostStream::HostStream(Reducer& reducer, std::uint64_t first, std::uint64_t leng
     }
 }
 
-HostStream::HostStream(Reducer& reducer, const ValuesView& values, std::uint64_t chunk,
-                       bool in_place)
-    : HostStream(reducer, values.length, chunk,
+HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, const ValuesView& values,
+                       std::uint64_t chunk, bool in_place)
+    : HostStream(reducer, queue, values.length, chunk,
                  in_place && aligned_for(reducer.report(), values.data)) {
     values_per_block_ = values.length;
     // Never written: the device's buffers over it are read-only.
@@ -115,11 +116,11 @@ HostStream::~HostStream() {
         // After an exception mid-stream, uploads and launches may still read the host memory
         // that is about to go.
         copy_queue_.finish();
-        reducer_.device_queue().queue.finish();
+        queue_.finish();
         for (const auto& block : blocks_)
             if (block.pinned())
-                reducer_.device_queue().queue.enqueueUnmapMemObject(block.pinned, block.data);
-        reducer_.device_queue().queue.finish();
+                queue_.enqueueUnmapMemObject(block.pinned, block.data);
+        queue_.finish();
     } catch (const cl::Error&) { // nothing to do about it while being destroyed
     }
 }
@@ -155,9 +156,8 @@ StreamedRun HostStream::reduce(std::uint64_t length) {
         piece.length = chunk_length(k, length);
         std::vector<cl::Event> ready;
         if (in_place_) {
-            piece.buffer =
-                cl::Buffer(reducer_.device_queue().context, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,
-                           piece.length * size, const_cast<void*>(chunk_data(k)));
+            piece.buffer = cl::Buffer(reducer_.context(), CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,
+                                      piece.length * size, const_cast<void*>(chunk_data(k)));
         } else {
             // The staging buffer is free once the launch that read it three chunks ago ended.
             piece.buffer = staging_[k % staging_buffers];
@@ -171,18 +171,20 @@ StreamedRun HostStream::reduce(std::uint64_t length) {
             copy_queue_.flush();
             ready.push_back(uploads.back());
         }
-        launches.push_back(reducer_.enqueue_piece(piece, partials_, first_partial, ready));
+        launches.push_back(reducer_.enqueue_piece(queue_, piece, partials_, first_partial, ready));
         // A later upload waits for this launch: a driver that holds commands until a flush
         // would otherwise hold the launch, and with it the upload, until finish_pieces flushes.
         if (!in_place_)
-            reducer_.device_queue().queue.flush();
+            queue_.flush();
         pieces.push_back({plan_passes(piece.length, reducer_.shape()).front(), 0});
         first_partial += reducer_.partials_of(piece.length);
     }
     StreamedRun run;
     const auto first_launch = launches.front();
-    run.reduction = reducer_.finish_pieces(partials_, first_partial, std::move(pieces),
+    run.reduction = reducer_.finish_pieces(queue_, {partials_, first_partial, 0}, std::move(pieces),
                                            std::move(launches), started);
+    if (!run.reduction.profiled)
+        return run;
     if (!uploads.empty()) {
         for (const auto& upload : uploads)
             run.upload_us += event_us<CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END>(upload);
@@ -207,14 +209,15 @@ std::optional<double> HostStream::copy_us(std::uint64_t length) {
     return span_us(uploads.front(), uploads.back());
 }
 
-std::unique_ptr<HostStream> make_host_stream(Reducer& reducer,
+std::unique_ptr<HostStream> make_host_stream(Reducer& reducer, const cl::CommandQueue& queue,
                                              const std::optional<ValuesView>& values,
                                              std::uint64_t first, std::uint64_t length,
                                              std::uint64_t chunk, std::uint64_t seed) {
     const bool in_place = reads_in_place(reducer.report());
     if (values)
-        return std::make_unique<HostStream>(reducer, values->part(first, length), chunk, in_place);
-    return std::make_unique<HostStream>(reducer, first, length, chunk, seed, in_place);
+        return std::make_unique<HostStream>(reducer, queue, values->part(first, length), chunk,
+                                            in_place);
+    return std::make_unique<HostStream>(reducer, queue, first, length, chunk, seed, in_place);
 }
 
 } // namespace clreduce

@@ -65,11 +65,12 @@ const std::string& reduce_kernel_text() {
 
 std::unique_ptr<Reducer> make_reducer(const DeviceUnderTest& target, const Recipe& recipe) {
     try {
-        return std::make_unique<Reducer>(target.queue, target.report, recipe, reduce_kernel_text());
+        return std::make_unique<Reducer>(target.queue.context, target.queue.device, recipe,
+                                         reduce_kernel_text());
     } catch (const Error& failure) {
-        if (reports_support(target.report, recipe.path))
+        if (!recipe.path || reports_support(target.report, *recipe.path))
             throw;
-        WARN("SKIPPED: unreported " << name_of(recipe.path) << " path does not build on '"
+        WARN("SKIPPED: unreported " << name_of(*recipe.path) << " path does not build on '"
                                     << target.report.name << "': " << failure.what());
         return nullptr;
     }
@@ -77,7 +78,7 @@ std::unique_ptr<Reducer> make_reducer(const DeviceUnderTest& target, const Recip
 
 std::string Combination::name() const {
     return "device '" + target->report.name + "' (" + target->report.platform_name + "), " +
-           name_of(recipe.path) + " path, " + name_of(recipe.type) + " " + name_of(recipe.op) +
+           name_of(*recipe.path) + " path, " + name_of(recipe.type) + " " + name_of(recipe.op) +
            ", finish " + name_of(*recipe.finish);
 }
 

@@ -70,7 +70,7 @@ TEST_CASE("every device reduces the telling lengths like the host reference", "[
             const auto& target = *combination.target;
             for (const auto& [factor, work_group_size] : shapes) {
                 auto recipe = combination.recipe;
-                if ((work_group_size != 0 && !reports_support(target.report, recipe.path)) ||
+                if ((work_group_size != 0 && !reports_support(target.report, *recipe.path)) ||
                     (factor == Factor::textbook && recipe.finish == Finish::last_group))
                     continue;
                 recipe.factor = factor;
@@ -85,7 +85,7 @@ TEST_CASE("every device reduces the telling lengths like the host reference", "[
                 for (const auto length : lengths) {
                     INFO(name_of(factor) << " factor, work-group size "
                                          << reducer->work_group_size() << ", length " << length);
-                    const auto device = reducer->reduce(input, length).value;
+                    const auto device = reducer->reduce(target.queue.queue, input, 0, length);
                     const auto host = host_reduce(recipe.op, values, length).value;
                     INFO("device " << to_string(device) << ", host " << to_string(host));
                     CHECK(device == host);
@@ -122,7 +122,7 @@ TEST_CASE("every device wraps integer sums around and finds the type's extremes"
                 const T highest = std::numeric_limits<T>::max();
                 const auto check = [&](const HostValues& values, std::uint64_t prefix) {
                     const auto input = upload(target.queue, values);
-                    const auto device = reducer->reduce(input, prefix).value;
+                    const auto device = reducer->reduce(target.queue.queue, input, 0, prefix);
                     const auto host = host_reduce(op, values, prefix).value;
                     INFO("device " << to_string(device) << ", host " << to_string(host));
                     CHECK(device == host);
@@ -153,10 +153,12 @@ TEST_CASE("an input in several buffers reduces like one", "[device]") {
             const auto per_work_group = reducer->shape().values_per_work_group();
             for (const std::uint64_t per_buffer :
                  {std::uint64_t{100003}, per_work_group + 1, length - 1}) {
-                const DeviceInput input(target.queue, values, per_buffer);
+                const DeviceInput input(target.queue.context, target.queue.queue, values,
+                                        per_buffer);
                 for (const std::uint64_t prefix : {length, length - 1, per_buffer + 1}) {
                     INFO(per_buffer << " values per buffer, length " << prefix);
-                    const auto device = reducer->reduce(input.prefix(prefix)).value;
+                    const auto device =
+                        reducer->reduce_timed(target.queue.queue, input.prefix(prefix)).value;
                     const auto host = host_reduce(reducer->op(), values, prefix).value;
                     INFO("device " << to_string(device) << ", host " << to_string(host));
                     CHECK(device == host);
@@ -179,7 +181,7 @@ TEST_CASE("back-to-back runs all validate, so the arrival count is set for each"
             int mismatches = 0;
             for (int run = 0; run < 300; ++run) {
                 const auto length = lengths[run % std::size(lengths)];
-                if (reducer->reduce(input, length).value !=
+                if (reducer->reduce(target.queue.queue, input, 0, length) !=
                     host_reduce(reducer->op(), values, length).value)
                     ++mismatches;
             }
@@ -205,13 +207,14 @@ TEST_CASE("a single launch that did not complete leaves no count behind for the 
             continue;
         DYNAMIC_SECTION(combination.name()) {
             const auto& target = *combination.target;
-            Reducer reducer(target.queue, target.report, recipe, text);
+            Reducer reducer(target.queue.context, target.queue.device, recipe, text);
             const auto values = random_values(recipe.type, recipe.op, 1000003, 5);
             const auto input = upload(target.queue, values);
             REQUIRE(reducer.plan(1000003).front().finishes);
-            reducer.reduce(input, 1000003); // the launch that does not complete
+            reducer.reduce(target.queue.queue, input, 0,
+                           1000003); // the launch that does not complete
             for (const std::uint64_t length : {100003, 40009, 100003})
-                CHECK(reducer.reduce(input, length).value ==
+                CHECK(reducer.reduce(target.queue.queue, input, 0, length) ==
                       host_reduce(recipe.op, values, length).value);
         }
     }
@@ -222,8 +225,8 @@ TEST_CASE("a reduction refuses an input buffer shorter than the length", "[devic
         const auto reducer = make_reducer(target, {});
         REQUIRE(reducer);
         const auto input = upload(target.queue, std::vector<cl_int>(100, 1));
-        CHECK(reducer->reduce(input, 100).value == Scalar(cl_int{100}));
-        CHECK_THROWS_AS(reducer->reduce(input, 101), Error);
+        CHECK(reducer->reduce(target.queue.queue, input, 0, 100) == Scalar(cl_int{100}));
+        CHECK_THROWS_AS(reducer->reduce(target.queue.queue, input, 0, 101), Error);
     }
 }
 

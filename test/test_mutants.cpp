@@ -59,10 +59,10 @@ std::vector<HostValues> telling_inputs(const Reducer& reducer, std::uint64_t len
 }
 
 /// Whether clreduce's validation of its own draw passes `reducer`'s result for `values`.
-bool validates(Reducer& reducer, const HostValues& values) {
+bool validates(Reducer& reducer, const DeviceQueue& queue, const HostValues& values) {
     const auto length = length_of(values);
-    const DeviceInput input(reducer.device_queue(), values, length);
-    return measure(reducer, input, values, length, {1, false}, nullptr).valid();
+    const DeviceInput input(queue.context, queue.queue, values, length);
+    return measure(reducer, queue.queue, input, values, length, {1, false}, nullptr).valid();
 }
 
 } // namespace
@@ -80,15 +80,15 @@ TEST_CASE("validation fails a kernel that loses a value, a lane or an accumulato
             const auto inputs = telling_inputs(*reducer, length);
             INFO("length " << length);
             CHECK(std::all_of(inputs.begin(), inputs.end(), [&](const HostValues& values) {
-                return validates(*reducer, values);
+                return validates(*reducer, target.queue, values);
             }));
             for (const auto* mutant : mutants) {
                 INFO("mutant " << mutant);
-                Reducer mutated(target.queue, target.report, combination.recipe,
+                Reducer mutated(target.queue.context, target.queue.device, combination.recipe,
                                 read_kernel_file("reduce.cl", {CLREDUCE_TEST_MUTANT_DIR "/" +
                                                                std::string(mutant)}));
                 CHECK(std::any_of(inputs.begin(), inputs.end(), [&](const HostValues& values) {
-                    return !validates(mutated, values);
+                    return !validates(mutated, target.queue, values);
                 }));
             }
         }

@@ -72,7 +72,7 @@ void check_special_cases(Reducer& reducer, const DeviceQueue& queue, std::uint64
         auto values =
             std::get<std::vector<T>>(random_values(reducer.type(), Op::sum, length, length));
         special.place(values);
-        const auto device = reducer.reduce(upload(queue, values), length).value;
+        const auto device = reducer.reduce(queue.queue, upload(queue, values), 0, length);
         const auto host = host_reduce(reducer.op(), values, length).value;
         const auto in_order = folded_in_order(reducer.op(), values);
         INFO("length " << length << ", " << special.name << ": device " << to_string(device)

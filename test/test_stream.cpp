@@ -21,7 +21,8 @@ TEST_CASE("streamed host input reduces like the host reference at any chunk size
             const auto reducer = make_reducer(*combination.target, recipe);
             REQUIRE(reducer);
             for (const bool in_place : {false, true}) {
-                HostStream stream(*reducer, 0, length, 1000, 11, in_place);
+                HostStream stream(*reducer, combination.target->queue.queue, 0, length, 1000, 11,
+                                  in_place);
                 // In place, the chunk may be rounded up to keep every chunk's start aligned.
                 const auto chunk = stream.chunk();
                 CHECK(chunk >= 1000);
@@ -74,7 +75,7 @@ TEST_CASE("values already in host memory stream in place where aligned, else cop
             const auto aligned = (alignment - address % alignment) % alignment / sizeof(cl_long);
             for (const auto first : {aligned, aligned + 1}) {
                 const auto values = all.part(first, length);
-                HostStream stream(*reducer, values, 1000,
+                HostStream stream(*reducer, combination.target->queue.queue, values, 1000,
                                   reads_in_place(combination.target->report));
                 INFO("values from " << first << (stream.in_place() ? ", in place" : ", copied"));
                 CHECK(stream.in_place() ==
@@ -107,8 +108,12 @@ TEST_CASE("a stream's chunk is never longer than its input", "[device][stream]")
             REQUIRE(reducer);
             for (const bool in_place : {false, true}) {
                 INFO((in_place ? "read in place" : "copied"));
-                CHECK(HostStream(*reducer, 0, 1000, 5000, 11, in_place).chunk() == 1000);
-                const auto chunk = HostStream(*reducer, 0, 1000003, 65537, 11, in_place).chunk();
+                CHECK(HostStream(*reducer, combination.target->queue.queue, 0, 1000, 5000, 11,
+                                 in_place)
+                          .chunk() == 1000);
+                const auto chunk = HostStream(*reducer, combination.target->queue.queue, 0, 1000003,
+                                              65537, 11, in_place)
+                                       .chunk();
                 if (in_place)
                     CHECK(chunk * 4 % reducer->report().base_address_align == 0);
                 else

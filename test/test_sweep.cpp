@@ -150,7 +150,7 @@ TEST_CASE("a randomised sweep of lengths matches the host reference", "[device][
                 const auto saved = value_at(values, index);
                 if (plant)
                     set_value(values, target.queue, input, index, planted(type, op));
-                const auto device = reducer->reduce(input, length).value;
+                const auto device = reducer->reduce(target.queue.queue, input, 0, length);
                 const auto expected = host_reduce(op, values, length).value;
                 if (device != expected && ++mismatches <= 10)
                     FAIL_CHECK("length " << length << ": device " << to_string(device) << ", host "

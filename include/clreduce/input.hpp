@@ -31,10 +31,11 @@ std::vector<Part> first_values(const std::vector<Part>& parts, std::uint64_t len
     return prefix;
 }
 
-/// Host values uploaded in buffers of at most `per_buffer` values each.
+/// Host values uploaded in buffers of `context` of at most `per_buffer` values each, on
+/// `queue`, before the constructor returns.
 class DeviceInput {
 public:
-    DeviceInput(const DeviceQueue& device_queue, const ValuesView& values,
+    DeviceInput(const cl::Context& context, const cl::CommandQueue& queue, const ValuesView& values,
                 std::uint64_t per_buffer);
 
     /// The pieces that hold the first `length` values.

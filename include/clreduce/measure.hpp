@@ -36,13 +36,15 @@ struct Repeats {
 /// On GPUs it is the reduction's ceiling; on CPUs it is a reference, not a bound (README).
 class StreamRead {
 public:
-    explicit StreamRead(const Reducer& reducer);
+    /// Launches on `queue`, which must profile.
+    StreamRead(const Reducer& reducer, const cl::CommandQueue& queue);
     /// One launch per piece of `input`, in device microseconds from the first's start to the
     /// last's end.
     double launch_us(const std::vector<Piece>& input);
 
 private:
     const Reducer& reducer_;
+    cl::CommandQueue queue_;
     cl::Kernel kernel_;
     std::size_t work_group_limit_;
     cl::Buffer sink_;
@@ -92,12 +94,13 @@ struct Measurement {
     Statistic pass_us(std::size_t pass) const;
 };
 
-/// Reduces the first `length` of `values` (already in `input`) `repeats` times on the device
-/// and with the host reference. With `stream_read`, each reduction is followed by a launch of the
-/// streaming read, so that both see the same cache and clock state. The values' origin
-/// decides how a floating-point sum is checked (check_for).
-Measurement measure(Reducer& reducer, const DeviceInput& input, const ValuesView& values,
-                    std::uint64_t length, const Repeats& repeats, StreamRead* stream_read);
+/// Reduces the first `length` of `values` (already in `input`) `repeats` times on `queue` (a
+/// profiling one) and with the host reference. With `stream_read`, each reduction is followed by a
+/// launch of the streaming read, so that both see the same cache and clock state. The values'
+/// origin decides how a floating-point sum is checked (check_for).
+Measurement measure(Reducer& reducer, const cl::CommandQueue& queue, const DeviceInput& input,
+                    const ValuesView& values, std::uint64_t length, const Repeats& repeats,
+                    StreamRead* stream_read);
 
 /// Calls run(false) once to warm up if asked, then run(true) `iterations` times.
 template <typename Run>

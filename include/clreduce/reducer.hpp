@@ -1,38 +1,60 @@
 #pragma once
-// The reduction on the device: one built program, reused for any number of inputs, and the
-// multi-pass, double-buffered run with each pass's profiling event.
+// The reduction on the device, as other OpenCL programs call it: a Reducer built for the
+// caller's context and device, a value type and an op, reduces a range of a caller's buffer on
+// a caller's in-order queue, either blocking (the value comes back) or enqueued (the result
+// lands in a caller's buffer, and the returned event chains on). See "Use clreduce in your
+// program" in the README.
+//
+// Errors: every call throws clreduce::Error (errors.hpp), whose cause() says why: a range or
+// a queue the call cannot take (Errc::invalid_argument), a type, finish or work-group size the
+// device cannot run (unsupported), a kernel the compiler rejects (kernel_build, with its log);
+// an OpenCL call that fails at run time throws cl::Error with its status.
+//
+// Threads: a Reducer serves one in-order queue at a time, on one thread at a time. Its
+// temporaries, its kernels' arguments, its arrival counts and its pinned result are its own and
+// are not locked, so different queues or threads need a Reducer each. Reducers of one
+// context and device share their compiled program (see the program cache below), so a
+// Reducer each costs no compile.
 
 #include "clreduce/capabilities.hpp"
+#include "clreduce/errors.hpp"
 #include "clreduce/kinds.hpp"
 #include "clreduce/plan.hpp"
+#include "clreduce/source.hpp"
 #include "clreduce/types.hpp"
 
 #include <CL/opencl.hpp>
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace clreduce {
 
 struct PassTime {
     Pass pass;
-    double device_us = 0; // CL_PROFILING_COMMAND_START to _END
+    double device_us = 0; // CL_PROFILING_COMMAND_START to _END; 0 when not profiled
 };
 
+/// A blocking reduction's value, with what it took.
 struct Reduction {
     Scalar value;
     std::vector<PassTime> passes; // an input in several buffers: one launch each, first
     std::size_t pieces = 0;       // those launches: 0 for an input in one buffer
+    bool profiled = false;        // the queue profiles: device_us and span_us are measured
     double span_us = 0;           // first pass's START to last pass's END
     double host_us = 0;           // first enqueue to the result on the host
 };
 
-/// Part of an input held in several buffers: the first `length` values of `buffer`.
+/// Part of an input held in several buffers: `length` values of `buffer` from value `first` on.
 struct Piece {
     cl::Buffer buffer;
     std::uint64_t length = 0;
+    std::uint64_t first = 0;
 };
 
 /// The time between two profiling points of a finished command, in microseconds.
@@ -42,7 +64,7 @@ double event_us(const cl::Event& event) {
            1000.0;
 }
 
-/// A context with one in-order, profiling queue on one device.
+/// A context with one in-order, profiling queue on one device: the command-line tool's.
 struct DeviceQueue {
     explicit DeviceQueue(const cl::Device& device);
     cl::Device device;
@@ -50,49 +72,58 @@ struct DeviceQueue {
     cl::CommandQueue queue;
 };
 
-/// Builds `source` for the queue's device; a compiler error becomes
-/// Error(Errc::kernel_build) carrying the build log.
-cl::Program build_program(const DeviceQueue& device_queue, const std::string& source,
-                          const std::string& options);
+/// A read-only buffer of `context` holding `values`, written on `queue` before this returns.
+cl::Buffer upload(const cl::Context& context, const cl::CommandQueue& queue,
+                  const HostValues& values);
+inline cl::Buffer upload(const DeviceQueue& device_queue, const HostValues& values) {
+    return upload(device_queue.context, device_queue.queue, values);
+}
 
-/// A read-only buffer holding `values`, written before this returns.
-cl::Buffer upload(const DeviceQueue& device_queue, const HostValues& values);
-
-/// What a Reducer is built for.
+/// What a Reducer is built for. The defaults reduce int32 by sum with the best the device
+/// reports.
 struct Recipe {
     DataType type = DataType::int32;
     Op op = Op::sum;
-    Path path = Path::tree;
-    Factor factor = Factor::device;
-    std::optional<Finish> finish = Finish::passes; // nullopt: auto, one launch where allowed
-    std::size_t work_group_size = 0;               // 0: the device's best
+    std::optional<Path> path;        // nullopt: best_path() of the device's report
+    Factor factor = Factor::device;  // how much each pass shrinks its input
+    std::optional<Finish> finish;    // nullopt: auto, one launch where the device allows it
+    std::size_t work_group_size = 0; // 0: the device's best
 };
 
-/// A Reducer is used by one thread at a time: its kernels' arguments, its temporaries, its
-/// arrival count and its pinned result are its own and are not locked. Reducers on queues of
-/// their own may run on several threads at once (several devices do). Nothing survives from
-/// one reduction to the next but the buffers' capacity and the two arrival counts, which
-/// single launches take in turn, each zeroed by the launch before the one that takes it.
+/// The program cache: every Reducer's program is compiled once per context, device, completed
+/// kernel text (type, op and path) and build options (path, finish, type), and kept for the
+/// process's life, with a reference to its context, in one table behind a mutex. A second
+/// Reducer for the same thing takes the program from there. clear_program_cache() lets go of
+/// the programs (and so of their contexts); Reducers built from them keep theirs.
+void clear_program_cache();
+
 class Reducer {
 public:
-    /// Builds reduce.cl's text completed for the recipe's type, op and path, settles the finish
-    /// (see finish.hpp) and sizes the work-groups: the recipe's size if given, within the
-    /// kernels' and the device's limits. Throws Error for a type or finish the device
-    /// cannot run.
-    Reducer(const DeviceQueue& device_queue, const DeviceReport& report, const Recipe& recipe,
-            const std::string& kernel_text);
-    // Copies would share the kernels' arguments, the temporaries and the arrival counter.
+    /// Builds (or takes from the program cache) reduce.cl's text completed for the recipe's
+    /// type, op and path, settles the finish (see finish.hpp) and sizes the work-groups: the
+    /// recipe's size if given, within the kernels' and the device's limits. An explicit path
+    /// is built even where the device does not report it. Blocks for the compile, which takes
+    /// from milliseconds to seconds; a cached program costs the device queries and two
+    /// clCreateKernel. Throws Error(Errc::unsupported) for a type, finish or work-group size the
+    /// device cannot run and Error(Errc::kernel_build) for a kernel that does not build; `kernel_text` replaces the embedded reduce.cl
+    /// (the tool's --kernels). Allocates the small buffers only: temporaries grow on first use.
+    Reducer(const cl::Context& context, const cl::Device& device, const Recipe& recipe = {},
+            std::string_view kernel_text = embedded_kernel_source());
+    // Copies would share the kernels' arguments, the temporaries and the arrival counts.
     Reducer(const Reducer&) = delete;
     Reducer& operator=(const Reducer&) = delete;
+    /// Waits for the queue of the first blocking call, if any (it unmaps the pinned result
+    /// there). Commands still pending on other queues keep what they use alive.
     ~Reducer();
 
-    const DeviceQueue& device_queue() const { return device_queue_; }
+    const cl::Context& context() const { return context_; }
+    const cl::Device& device() const { return device_; }
     const cl::Program& program() const { return program_; }
     const DeviceReport& report() const { return report_; }
     DataType type() const { return recipe_.type; }
     std::size_t value_size() const { return info(recipe_.type).size; }
     Op op() const { return recipe_.op; }
-    Path path() const { return recipe_.path; }
+    Path path() const { return path_; }
     Factor factor() const { return recipe_.factor; }
     Finish finish() const { return finish_; }
     const std::string& build_options() const { return build_options_; }
@@ -102,6 +133,45 @@ public:
         return plan_passes(length, shape_, finish_);
     }
 
+    /// Blocking: reduces the `count` values of `input` from value `first` on (of the recipe's
+    /// type; only read) on `queue`, an in-order queue of the reducer's context and device, and
+    /// returns the result (the op's identity for none). Any offset works: the kernel reads the
+    /// up to 3 values before the first multiple of 4 one by one. Costs the launches of
+    /// plan(count) (one with the last-group finish), a read of one value into pinned memory
+    /// and the host's wait; the first call also allocates the temporaries. Throws
+    /// Error(Errc::invalid_argument) for a range past the buffer's end or an out-of-order queue.
+    Scalar reduce(const cl::CommandQueue& queue, const cl::Buffer& input, std::uint64_t first,
+                  std::uint64_t count);
+
+    /// reduce(), as T (cl_int ... cl_double), which must be the recipe's type: else
+    /// Error(Errc::invalid_argument).
+    template <typename T>
+    T reduce(const cl::CommandQueue& queue, const cl::Buffer& input, std::uint64_t first,
+             std::uint64_t count) {
+        require_type<T>();
+        return std::get<T>(reduce(queue, input, first, count));
+    }
+
+    /// Blocking, timed: the values of `pieces` (one, or an input held in several buffers), in
+    /// order, as one input, as reduce() does, with each pass's device time and the span when
+    /// `queue` profiles (CL_QUEUE_PROFILING_ENABLE; else Reduction::profiled is false and they
+    /// are 0), and the host's wait from first enqueue to result. Several pieces are reduced by
+    /// one launch of the first pass each into one array of partials, which is then reduced
+    /// like any input: the passes list the pieces' launches first.
+    Reduction reduce_timed(const cl::CommandQueue& queue, const std::vector<Piece>& pieces);
+
+    /// Asynchronous: enqueues the reduction of `count` values of `input` from value `first` on,
+    /// after the events of `wait`, on `queue` (in-order, the reducer's context and device), and
+    /// the writing of the result to `result[result_index]` (a value of the recipe's type).
+    /// Returns the event of the last command, whose completion means the result is there.
+    /// Nothing blocks and nothing is read back, so reductions chain in the queue: any number
+    /// of them, into one result buffer or several; the temporaries are reused in queue order.
+    /// Costs the launches of plan(count) and the checks of the ranges. Throws
+    /// Error(Errc::invalid_argument) for a range past either buffer's end or an out-of-order queue.
+    cl::Event enqueue_reduce(const cl::CommandQueue& queue, const cl::Buffer& input,
+                             std::uint64_t first, std::uint64_t count, const cl::Buffer& result,
+                             std::uint64_t result_index, const std::vector<cl::Event>& wait = {});
+
     /// Throws Error(Errc::unsupported), naming the limit, when `length` values, in
     /// buffers of at most `per_buffer` values, and the temporaries do not fit in the device's
     /// global memory; call it before making the input.
@@ -110,37 +180,52 @@ public:
     /// the input, the pieces' partials and the two temporaries.
     std::uint64_t device_values(std::uint64_t length, std::uint64_t per_buffer) const;
 
-    /// Reduces the first `length` values of `input` (of the recipe's type), which it only
-    /// reads. Throws Error(Errc::invalid_argument) when `input` holds fewer than `length` values.
-    Reduction reduce(const cl::Buffer& input, std::uint64_t length);
-
-    /// Reduces the values of `pieces`, in order, as one input. Each piece is reduced by one
-    /// launch of the first pass into one array of partials, which is then reduced like any
-    /// input: the report lists the pieces' launches first.
-    Reduction reduce(const std::vector<Piece>& pieces);
-
     /// The partials one piece of `length` values leaves: its first pass's work-groups.
     std::size_t partials_of(std::uint64_t length) const;
 
-    /// For a layer that feeds the pieces itself: enqueues the first pass over `piece`, after
-    /// `wait`, writing its partials to `partials` from `first` on.
-    cl::Event enqueue_piece(const Piece& piece, const cl::Buffer& partials, std::uint64_t first,
+    /// For a layer that feeds the pieces itself (HostStream): enqueues the first pass over
+    /// `piece` on `queue`, after `wait`, writing its partials to `partials` from
+    /// `first_partial` on.
+    cl::Event enqueue_piece(const cl::CommandQueue& queue, const Piece& piece,
+                            const cl::Buffer& partials, std::uint64_t first_partial,
                             const std::vector<cl::Event>& wait);
 
-    /// For the same layer: reduces `count` partials gathered by enqueue_piece, which started
-    /// on the host's clock at `started`; `pieces` are the pieces' events, reported first.
-    Reduction finish_pieces(const cl::Buffer& partials, std::uint64_t count,
+    /// For the same layer: blocking, timed, reduces the partials gathered by enqueue_piece, which
+    /// started on the host's clock at `started`; `pieces` are the pieces' passes and
+    /// `piece_events` their events, reported first.
+    Reduction finish_pieces(const cl::CommandQueue& queue, const Piece& partials,
                             std::vector<PassTime> pieces, std::vector<cl::Event> piece_events,
                             std::chrono::steady_clock::time_point started);
 
 private:
-    void size_temporary(std::size_t which, std::uint64_t values);
-    void require_holds(const cl::Buffer& input, std::uint64_t length) const;
-    void enqueue(const Pass& pass, const cl::Buffer& in, std::size_t out, cl::Event& event);
+    template <typename T>
+    void require_type() const {
+        const bool same =
+            visit_type(type(), [](auto zero) { return std::is_same_v<decltype(zero), T>; });
+        if (!same)
+            throw Error(Errc::invalid_argument,
+                        "reduce<T>: T is not the reducer's type, " + name_of(type()));
+    }
+    void size_temporaries(const std::vector<Pass>& passes);
+    void require_holds(const cl::Buffer& buffer, std::uint64_t first, std::uint64_t count,
+                       const char* what) const;
+    void enqueue_pass(const cl::CommandQueue& queue, const Pass& pass, const Piece& in,
+                      const cl::Buffer& out, std::uint64_t first_out,
+                      const std::vector<cl::Event>& wait, cl::Event& event);
+    std::vector<cl::Event> enqueue_passes(const cl::CommandQueue& queue,
+                                          const std::vector<Pass>& passes, const Piece& input,
+                                          const cl::Buffer& result, std::uint64_t result_index,
+                                          const std::vector<cl::Event>& wait);
+    Reduction run(const cl::CommandQueue& queue, const Piece& input, std::vector<PassTime> pieces,
+                  std::vector<cl::Event> piece_events,
+                  std::chrono::steady_clock::time_point started, bool timed);
+    void* pinned_result(const cl::CommandQueue& queue);
 
-    DeviceQueue device_queue_;
+    cl::Context context_;
+    cl::Device device_;
     DeviceReport report_;
     Recipe recipe_;
+    Path path_;
     Finish finish_;
     std::string build_options_;
     cl::Program program_;
@@ -148,13 +233,17 @@ private:
     cl::Kernel finishing_kernel_; // reduce_and_finish: a pass that the last work-group finishes
     cl::Buffer arrivals_[2];      // reduce_and_finish's counts of work-groups done, alternating
     int next_arrivals_ = 0;       // the count the next finishing launch takes
-    cl::Buffer result_buffer_;    // pinned host memory (CL_MEM_ALLOC_HOST_PTR) for the result...
-    void* result_ = nullptr;      // ...mapped for the reducer's lifetime
     PassShape shape_;
     cl::Buffer piece_partials_; // the pieces' partials when an input has several
     std::uint64_t piece_partials_capacity_ = 0;
     cl::Buffer temporaries_[2];
     std::uint64_t temporary_capacity_[2] = {0, 0};
+    cl::Buffer result_slot_; // where a blocking call's last pass writes the result
+    // Pinned host memory (CL_MEM_ALLOC_HOST_PTR) for a blocking call's result, mapped on the
+    // queue of the first blocking call and unmapped there by the destructor.
+    cl::Buffer result_buffer_;
+    cl::CommandQueue mapped_on_;
+    void* result_ = nullptr;
 };
 
 } // namespace clreduce

@@ -2,7 +2,8 @@
 // Input that stays in host memory: streamed to the device in chunks, each
 // uploaded on a second queue while the reducer works on the one before. A layer above the
 // one-device engine: it feeds the reducer pieces (Reducer::enqueue_piece) and has it finish
-// their partials.
+// their partials. As a library call: a HostStream over the caller's values (the ValuesView
+// constructor), then reduce(length), blocking, for the value and its times.
 
 #include "clreduce/reducer.hpp"
 #include "clreduce/reference.hpp"
@@ -16,6 +17,7 @@
 namespace clreduce {
 
 /// One streamed reduction: the chunks' launches and the finish, and the uploads beside them.
+/// The times are measured where the reducer's queue profiles (reduction.profiled), else 0.
 struct StreamedRun {
     Reduction reduction;
     double upload_us = 0;     // the uploads' device time, added up
@@ -36,19 +38,22 @@ std::uint64_t layout_chunk(std::uint64_t requested, std::uint64_t length,
 /// up to a multiple of CL_DEVICE_MEM_BASE_ADDR_ALIGN so that every chunk starts aligned for
 /// the kernel's vector loads: chunk() says what it took). Copied, three device buffers take
 /// the chunks in turn; `in_place`, the device reads each chunk where it is
-/// (CL_MEM_USE_HOST_PTR) and there is nothing to copy.
+/// (CL_MEM_USE_HOST_PTR) and there is nothing to copy. The reducer launches on `queue` (the
+/// caller's, in-order, of the reducer's context and device); the uploads run on a queue of
+/// the stream's own. One stream, like its reducer, serves one thread at a time.
 class HostStream {
 public:
     /// `length` random values, those at `first` ... `first + length` of the random input
     /// `seed` makes for the reducer's type and op (a share of a larger input, on several
     /// devices), in memory of the stream's own: pinned (CL_MEM_ALLOC_HOST_PTR, mapped, in
     /// blocks no larger than one buffer may be) to be copied, page-aligned to be read in place.
-    HostStream(Reducer& reducer, std::uint64_t first, std::uint64_t length, std::uint64_t chunk,
-               std::uint64_t seed, bool in_place);
+    HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uint64_t first,
+               std::uint64_t length, std::uint64_t chunk, std::uint64_t seed, bool in_place);
     /// `values` where they are (a mapped file): read in place if asked and their address
     /// has the alignment the device gives its buffers (CL_DEVICE_MEM_BASE_ADDR_ALIGN), else
     /// copied from there.
-    HostStream(Reducer& reducer, const ValuesView& values, std::uint64_t chunk, bool in_place);
+    HostStream(Reducer& reducer, const cl::CommandQueue& queue, const ValuesView& values,
+               std::uint64_t chunk, bool in_place);
     ~HostStream();
     HostStream(const HostStream&) = delete;
     HostStream& operator=(const HostStream&) = delete;
@@ -56,7 +61,7 @@ public:
     bool in_place() const { return in_place_; }
     std::uint64_t chunk() const { return chunk_; }
 
-    /// Reduces the first `length` values.
+    /// Reduces the first `length` values; blocks until the result is on the host.
     StreamedRun reduce(std::uint64_t length);
 
     /// The copy ceiling: the uploads of the first `length` values alone, back to back, in
@@ -68,7 +73,8 @@ public:
 
 private:
     /// Everything but the values.
-    HostStream(Reducer& reducer, std::uint64_t length, std::uint64_t chunk, bool in_place);
+    HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uint64_t length,
+               std::uint64_t chunk, bool in_place);
 
     struct Block {
         cl::Buffer pinned; // on a GPU; empty where `data` is plain memory
@@ -79,6 +85,7 @@ private:
     std::uint64_t chunk_length(std::uint64_t index, std::uint64_t length) const;
 
     Reducer& reducer_;
+    cl::CommandQueue queue_;
     cl::CommandQueue copy_queue_;
     std::uint64_t chunk_;
     bool in_place_;
@@ -92,7 +99,7 @@ private:
 /// A stream of `values` from `first` to `first + length` where they are or, without
 /// `values`, of those random values of the input `seed` makes; read in place on a CPU
 /// device (reads_in_place).
-std::unique_ptr<HostStream> make_host_stream(Reducer& reducer,
+std::unique_ptr<HostStream> make_host_stream(Reducer& reducer, const cl::CommandQueue& queue,
                                              const std::optional<ValuesView>& values,
                                              std::uint64_t first, std::uint64_t length,
                                              std::uint64_t chunk, std::uint64_t seed);

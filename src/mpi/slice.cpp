@@ -23,10 +23,10 @@ HostValues random_slice(const Options& options, RankSlice slice) {
 }
 
 /// The slice on the device, once the reducer has said that it and the temporaries fit.
-DeviceInput checked_upload(const Reducer& reducer, const ValuesView& values,
-                           std::uint64_t per_buffer) {
+DeviceInput checked_upload(const Reducer& reducer, const cl::CommandQueue& queue,
+                           const ValuesView& values, std::uint64_t per_buffer) {
     reducer.check_fits(values.length, per_buffer);
-    return DeviceInput(reducer.device_queue(), values, per_buffer);
+    return DeviceInput(reducer.context(), queue, values, per_buffer);
 }
 
 } // namespace
@@ -36,7 +36,7 @@ struct SliceReducer::Engine {
            const std::optional<ValuesView>& file, RankSlice slice)
         : device_queue(device.device)
         , report(query_report(device.device))
-        , reducer(device_queue, report,
+        , reducer(device_queue.context, device_queue.device,
                   {options.type, options.op,
                    choose_path(report, options.path, options.allow_unreported), options.factor,
                    options.finish, options.work_group_size},
@@ -44,7 +44,7 @@ struct SliceReducer::Engine {
         , per_buffer(buffer_values(report, options.type, 0))
         , drawn(file ? HostValues{} : random_slice(options, slice))
         , values(file ? file->part(slice.first, slice.length) : ValuesView(drawn))
-        , input(checked_upload(reducer, values, per_buffer)) {}
+        , input(checked_upload(reducer, device_queue.queue, values, per_buffer)) {}
 
     DeviceQueue device_queue;
     DeviceReport report;
@@ -73,7 +73,8 @@ Scalar SliceReducer::reduce() {
         return identity_;
     }
     auto& engine = *engine_;
-    engine.runs.push_back(engine.reducer.reduce(engine.input.prefix(engine.values.length)));
+    engine.runs.push_back(engine.reducer.reduce_timed(engine.device_queue.queue,
+                                                      engine.input.prefix(engine.values.length)));
     spans_.push_back(engine.runs.back().span_us);
     return engine.runs.back().value;
 }

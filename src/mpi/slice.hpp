@@ -30,7 +30,7 @@ public:
     /// Builds the reducer for `options` on `device` and puts the slice on it: `file`'s part
     /// when given (mapped: only the slice's pages are read), else the random values
     /// [slice.first, slice.first + slice.length) of the whole input, drawn here alone. An
-    /// empty slice touches no device. Throws what the engine throws (Failure, cl::Error).
+    /// empty slice touches no device. Throws what the engine throws (Error, cl::Error).
     SliceReducer(const SelectedDevice& device, const Options& options,
                  const std::optional<ValuesView>& file, RankSlice slice);
     ~SliceReducer();

@@ -50,16 +50,17 @@ ExitCode reduce_as_asked(int argc, char* argv[], std::ostream& out) {
     const auto report = query_report(selected.device);
     const auto path = choose_path(report, options->path, options->allow_unreported);
     const DeviceQueue device_queue(selected.device);
-    const auto reducers = build_reducers(device_queue, report, path, kernel, *options);
+    const auto reducers = build_reducers(device_queue, path, kernel, *options);
 
     std::optional<StreamRead> stream_read;
     if (options->benchmark)
-        stream_read.emplace(*reducers.front());
+        stream_read.emplace(*reducers.front(), device_queue.queue);
     if (options->host_input)
-        return run_streamed(*reducers.front(), selected, *options, values, out);
+        return run_streamed(*reducers.front(), device_queue.queue, selected, *options, values, out);
     if (options->mode == Mode::sweep)
-        return run_sweep(reducers, selected, *options, values, *stream_read, out);
-    return run_reduction(*reducers.front(), selected, *options, values,
+        return run_sweep(reducers, device_queue.queue, selected, *options, values, *stream_read,
+                         out);
+    return run_reduction(*reducers.front(), device_queue.queue, selected, *options, values,
                          stream_read ? &*stream_read : nullptr, out);
 }
 

@@ -22,10 +22,10 @@ void refuse_past_memory(const Reducer& reducer, std::uint64_t length, std::uint6
 /// The input: the file's first options.length values, or else a random draw; uploaded. Each
 /// step says what it does when it takes long.
 struct Input {
-    Input(const Reducer& reducer, const Options& options, const std::optional<ValuesView>& file,
-          std::uint64_t per_buffer)
+    Input(const Reducer& reducer, const cl::CommandQueue& queue, const Options& options,
+          const std::optional<ValuesView>& file, std::uint64_t per_buffer)
         : values(file ? file->part(0, options.length) : generate(reducer, options, drawn))
-        , device(upload(reducer, values, per_buffer)) {}
+        , device(upload(reducer, queue, values, per_buffer)) {}
 
     HostValues drawn; // the random draw, without a file
     ValuesView values;
@@ -38,22 +38,22 @@ private:
         drawn = random_values(reducer.type(), reducer.op(), options.length, options.seed);
         return drawn;
     }
-    static DeviceInput upload(const Reducer& reducer, const ValuesView& values,
-                              std::uint64_t per_buffer) {
+    static DeviceInput upload(const Reducer& reducer, const cl::CommandQueue& queue,
+                              const ValuesView& values, std::uint64_t per_buffer) {
         const Progress note("uploading " + bytes_text(values.length, reducer.value_size()) +
                             " to the device");
-        return DeviceInput(reducer.device_queue(), values, per_buffer);
+        return DeviceInput(reducer.context(), queue, values, per_buffer);
     }
 };
 
 /// `measure`, saying so when it takes long.
-Measurement measure_noted(Reducer& reducer, const Input& input, std::uint64_t length,
-                          const Options& options, StreamRead* stream_read) {
+Measurement measure_noted(Reducer& reducer, const cl::CommandQueue& queue, const Input& input,
+                          std::uint64_t length, const Options& options, StreamRead* stream_read) {
     const Progress note(std::to_string(options.iterations) + " timed run" +
                         (options.iterations == 1 ? "" : "s") + " of " + std::to_string(length) +
                         " values and the host reference");
-    return measure(reducer, input.device, input.values, length, {options.iterations, !options.cold},
-                   stream_read);
+    return measure(reducer, queue, input.device, input.values, length,
+                   {options.iterations, !options.cold}, stream_read);
 }
 
 } // namespace
@@ -92,8 +92,7 @@ std::vector<std::uint64_t> sweep_lengths(std::uint64_t largest) {
     return lengths;
 }
 
-std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_queue,
-                                                     const DeviceReport& report, Path path,
+std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_queue, Path path,
                                                      const std::string& kernel_text,
                                                      const Options& options) {
     std::vector<std::optional<Finish>> finishes{options.finish};
@@ -103,14 +102,16 @@ std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_q
     for (const auto finish : finishes) {
         const Recipe recipe{options.type,   options.op, path,
                             options.factor, finish,     options.work_group_size};
-        auto reducer = std::make_unique<Reducer>(device_queue, report, recipe, kernel_text);
+        auto reducer = std::make_unique<Reducer>(device_queue.context, device_queue.device, recipe,
+                                                 kernel_text);
         if (reducers.empty() || reducer->finish() != reducers.front()->finish())
             reducers.push_back(std::move(reducer));
     }
     return reducers;
 }
 
-ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const Options& options,
+ExitCode run_reduction(Reducer& reducer, const cl::CommandQueue& queue,
+                       const SelectedDevice& selected, const Options& options,
                        const std::optional<ValuesView>& file, StreamRead* stream_read,
                        std::ostream& out) {
     const auto per_buffer = buffer_values(reducer.report(), reducer.type(), options.max_buffer);
@@ -125,8 +126,9 @@ ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const O
         print_plan(out, reducer.plan(options.length));
     }
 
-    const Input input(reducer, options, file, per_buffer);
-    const auto measurement = measure_noted(reducer, input, options.length, options, stream_read);
+    const Input input(reducer, queue, options, file, per_buffer);
+    const auto measurement =
+        measure_noted(reducer, queue, input, options.length, options, stream_read);
 
     print_outcome(out, measurement, selected, reducer, options);
     out.flush();
@@ -135,9 +137,9 @@ ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const O
 }
 
 ExitCode run_sweep(const std::vector<std::unique_ptr<Reducer>>& reducers,
-                   const SelectedDevice& selected, const Options& options,
-                   const std::optional<ValuesView>& file, StreamRead& stream_read,
-                   std::ostream& out) {
+                   const cl::CommandQueue& queue, const SelectedDevice& selected,
+                   const Options& options, const std::optional<ValuesView>& file,
+                   StreamRead& stream_read, std::ostream& out) {
     const auto& reducer = *reducers.front();
     const auto per_buffer = buffer_values(reducer.report(), reducer.type(), options.max_buffer);
     refuse_past_memory(reducer, options.length, per_buffer, file);
@@ -148,12 +150,12 @@ ExitCode run_sweep(const std::vector<std::unique_ptr<Reducer>>& reducers,
         if (options.verbosity == Verbosity::verbose)
             print_memory(out, reducer, options.length, per_buffer);
     }
-    const Input input(reducer, options, file, per_buffer);
+    const Input input(reducer, queue, options, file, per_buffer);
     std::vector<SweepRow> rows;
     for (const auto length : sweep_lengths(options.length))
         for (const auto& reducer : reducers)
             rows.push_back({reducer->op(), reducer->finish(),
-                            measure_noted(*reducer, input, length, options, &stream_read)});
+                            measure_noted(*reducer, queue, input, length, options, &stream_read)});
     print_sweep(out, rows, options.format, reducer.report().name);
     out.flush();
     for (const auto& row : rows)

@@ -22,14 +22,16 @@ namespace clreduce {
 /// without one (repeatedly in benchmark mode), checks the result against the host reference
 /// and prints the report. A wrong result throws Failure(ExitCode::wrong_result) after the
 /// report is printed.
-ExitCode run_reduction(Reducer& reducer, const SelectedDevice& selected, const Options& options,
+ExitCode run_reduction(Reducer& reducer, const cl::CommandQueue& queue,
+                       const SelectedDevice& selected, const Options& options,
                        const std::optional<ValuesView>& file, StreamRead* stream_read,
                        std::ostream& out);
 
 /// --host-input: reduces the first options.length values of `file` (--input), or as many
 /// random values without one, that stay in host memory, streamed in chunks, and reports the
 /// passes, the uploads, the end-to-end time and the copy ceiling.
-ExitCode run_streamed(Reducer& reducer, const SelectedDevice& selected, const Options& options,
+ExitCode run_streamed(Reducer& reducer, const cl::CommandQueue& queue,
+                      const SelectedDevice& selected, const Options& options,
                       const std::optional<ValuesView>& file, std::ostream& out);
 
 /// The chunk to stream with: `requested` (--chunk, 0: the default), refused (exit 4) past
@@ -57,8 +59,7 @@ std::vector<std::uint64_t> sweep_lengths(std::uint64_t largest);
 /// The reducers the options ask for on one device: one with the requested finish, or for a
 /// sweep without --finish one with passes and one with auto, where auto is the single launch,
 /// so that the table shows both finishes side by side.
-std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_queue,
-                                                     const DeviceReport& report, Path path,
+std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_queue, Path path,
                                                      const std::string& kernel_text,
                                                      const Options& options);
 
@@ -66,8 +67,8 @@ std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_q
 /// on one input (`file`'s prefixes, or random values) with each reducer (all on one
 /// device), with the stream read beside it, and prints the table or CSV.
 ExitCode run_sweep(const std::vector<std::unique_ptr<Reducer>>& reducers,
-                   const SelectedDevice& selected, const Options& options,
-                   const std::optional<ValuesView>& file, StreamRead& stream_read,
-                   std::ostream& out);
+                   const cl::CommandQueue& queue, const SelectedDevice& selected,
+                   const Options& options, const std::optional<ValuesView>& file,
+                   StreamRead& stream_read, std::ostream& out);
 
 } // namespace clreduce

@@ -29,7 +29,8 @@ std::uint64_t stream_chunk(const Reducer& reducer, std::uint64_t length, std::ui
         1, std::min({default_chunk_bytes / reducer.value_size(), largest, length}));
 }
 
-ExitCode run_streamed(Reducer& reducer, const SelectedDevice& selected, const Options& options,
+ExitCode run_streamed(Reducer& reducer, const cl::CommandQueue& queue,
+                      const SelectedDevice& selected, const Options& options,
                       const std::optional<ValuesView>& file, std::ostream& out) {
     const auto chunk = stream_chunk(reducer, options.length, options.chunk);
     if (!file) // a mapped file pages in and out instead
@@ -42,7 +43,8 @@ ExitCode run_streamed(Reducer& reducer, const SelectedDevice& selected, const Op
     Progress preparing(file ? "mapping the file's values for the stream"
                             : "generating " + std::to_string(options.length) + " random " +
                                   name_of(reducer.type()) + " values in host memory");
-    const auto streamed = make_host_stream(reducer, file, 0, options.length, chunk, options.seed);
+    const auto streamed =
+        make_host_stream(reducer, queue, file, 0, options.length, chunk, options.seed);
     auto& stream = *streamed;
     preparing.end();
 

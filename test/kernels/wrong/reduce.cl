@@ -3,15 +3,16 @@
 int identity(void);
 int op(int a, int b);
 
-kernel void reduce(global const int* in, global int* out, ulong length, local int* scratch,
-                   ulong first_out) {
+kernel void reduce(global const int* in, ulong first, ulong length, global int* out,
+                   ulong first_out, local int* scratch) {
     if (get_local_id(0) == 0)
-        out[get_group_id(0)] = op(identity(), 12345);
+        out[first_out + get_group_id(0)] = op(identity(), 12345);
 }
 
-kernel void reduce_and_finish(global const int* in, global int* partials, global int* result,
-                              ulong length, local int* scratch, global uint* arrivals,
+kernel void reduce_and_finish(global const int* in, ulong first, ulong length,
+                              global int* partials, global int* result, ulong result_index,
+                              local int* scratch, global uint* arrivals,
                               global uint* next_arrivals) {
     if (get_global_id(0) == 0)
-        result[0] = op(identity(), 12345);
+        result[result_index] = op(identity(), 12345);
 }
