@@ -51,7 +51,7 @@ int main() try {
               << ", halves " << halves[0] << " + " << halves[1] << (right ? ", right" : ", WRONG")
               << '\n';
     return right ? EXIT_SUCCESS : EXIT_FAILURE;
-} catch (const std::exception& error) { // cl::Error, clreduce::Failure, std::invalid_argument
+} catch (const std::exception& error) { // cl::Error, clreduce::Error
     std::cerr << "error: " << error.what() << '\n';
     return EXIT_FAILURE;
 }

@@ -1,0 +1,162 @@
+// The library's calls timed against the tool's: what a program pays that reduces its own
+// buffer through clreduce's API rather than through the command line.
+//
+//   api_benchmark [gpu|cpu|all] [largest log2 length] [runs]     (default: gpu 28 50)
+//
+// For every power of two from 2^10 to 2^largest (int32 sum, the finish the device allows, on
+// the first device of the type), three rows of figures, each the min and median of `runs`
+// after one warm-up:
+//   tool       reduce_timed() on a profiling queue, as clreduce measures itself: the device
+//              span and the host's wait from first enqueue to result;
+//   blocking   reduce() on a queue without profiling, as a program calls it, on the host's
+//              clock around the call;
+//   chained    1000 enqueue_reduce() back to back into one result buffer and one read of the
+//              1000 results, on the host's clock, per reduction.
+// Every result is checked against the host's sum; a wrong one exits 1. Speed is judged on
+// the GPU machine (README), never here: the CTest run only checks that it runs and is right.
+
+#include <CL/opencl.hpp>
+#include <algorithm>
+#include <chrono>
+#include <clreduce/reducer.hpp>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::size_t chain_length = 1000;
+
+struct MinMedian {
+    double min = 0;
+    double median = 0;
+};
+
+MinMedian summarize(std::vector<double> samples) {
+    std::sort(samples.begin(), samples.end());
+    return {samples.front(), samples[samples.size() / 2]};
+}
+
+double microseconds_since(Clock::time_point start) {
+    return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+}
+
+/// One warm-up, then `runs` samples of `sample`.
+MinMedian measure(unsigned runs, const std::function<double()>& sample) {
+    sample();
+    std::vector<double> samples;
+    for (unsigned i = 0; i < runs; ++i)
+        samples.push_back(sample());
+    return summarize(samples);
+}
+
+cl::Device first_device(cl_device_type type) {
+    std::vector<cl::Platform> platforms;
+    cl::Platform::get(&platforms);
+    for (const auto& platform : platforms) {
+        std::vector<cl::Device> devices;
+        try {
+            platform.getDevices(type, &devices);
+        } catch (const cl::Error&) { // CL_DEVICE_NOT_FOUND
+            continue;
+        }
+        if (!devices.empty())
+            return devices.front();
+    }
+    throw std::runtime_error("no OpenCL device of that type");
+}
+
+cl_device_type type_named(const std::string& name) {
+    if (name == "gpu")
+        return CL_DEVICE_TYPE_GPU;
+    if (name == "cpu")
+        return CL_DEVICE_TYPE_CPU;
+    return CL_DEVICE_TYPE_ALL;
+}
+
+/// The host's int32 sum, wrapping as the device's does.
+cl_int host_sum(const std::vector<cl_int>& values, std::size_t count) {
+    std::uint32_t sum = 0;
+    for (std::size_t i = 0; i < count; ++i)
+        sum += static_cast<std::uint32_t>(values[i]);
+    return static_cast<cl_int>(sum);
+}
+
+void require(bool right, const std::string& what) {
+    if (!right)
+        throw std::runtime_error("wrong result: " + what);
+}
+
+} // namespace
+
+int main(int argc, char* argv[]) try {
+    const auto device = first_device(type_named(argc > 1 ? argv[1] : "gpu"));
+    const unsigned largest = argc > 2 ? std::stoul(argv[2]) : 28;
+    const unsigned runs = argc > 3 ? std::stoul(argv[3]) : 50;
+
+    const cl::Context context(device);
+    const cl::CommandQueue profiling(context, device, cl::QueueProperties::Profiling);
+    const cl::CommandQueue plain(context, device);
+    clreduce::Recipe int32_sum; // the best path the device reports, the fastest finish
+    int32_sum.type = clreduce::DataType::int32;
+    int32_sum.op = clreduce::Op::sum;
+    clreduce::Reducer sum(context, device, int32_sum);
+
+    std::vector<cl_int> values(std::size_t{1} << largest);
+    for (std::size_t i = 0; i < values.size(); ++i)
+        values[i] = static_cast<cl_int>(i * 2654435761u);
+    const cl::Buffer input(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                           values.size() * sizeof(cl_int), values.data());
+    const cl::Buffer results(context, CL_MEM_READ_WRITE, chain_length * sizeof(cl_int));
+    std::vector<cl_int> chained(chain_length);
+
+    std::printf("device %s, finish %s, %u runs\n", device.getInfo<CL_DEVICE_NAME>().c_str(),
+                clreduce::name_of(sum.finish()).c_str(), runs);
+    std::printf("%12s %22s %22s %22s %22s\n", "length", "tool span us", "tool host us",
+                "blocking host us", "chained us/reduction");
+    for (unsigned log2 = 10; log2 <= largest; ++log2) {
+        const std::size_t count = std::size_t{1} << log2;
+        const auto expected = host_sum(values, count);
+        std::vector<double> spans;
+        const auto tool_host = measure(runs, [&] {
+            const auto run = sum.reduce_timed(profiling, {{input, count, 0}});
+            require(std::get<cl_int>(run.value) == expected, "tool");
+            spans.push_back(run.span_us);
+            return run.host_us;
+        });
+        spans.erase(spans.begin()); // the warm-up's
+        const auto tool_span = summarize(spans);
+        const auto blocking = measure(runs, [&] {
+            const auto start = Clock::now();
+            const auto value = sum.reduce<cl_int>(plain, input, 0, count);
+            const auto us = microseconds_since(start);
+            require(value == expected, "blocking");
+            return us;
+        });
+        const auto per_chained = measure(std::max(runs / 10, 1u), [&] {
+            const auto start = Clock::now();
+            for (std::size_t i = 0; i < chain_length; ++i)
+                sum.enqueue_reduce(plain, input, 0, count, results, i);
+            plain.enqueueReadBuffer(results, CL_TRUE, 0, chain_length * sizeof(cl_int),
+                                    chained.data());
+            const auto us = microseconds_since(start) / chain_length;
+            require(std::all_of(chained.begin(), chained.end(),
+                                [&](cl_int value) { return value == expected; }),
+                    "chained");
+            return us;
+        });
+        std::printf("%12zu %10.2f / %9.2f %10.2f / %9.2f %10.2f / %9.2f %10.2f / %9.2f\n", count,
+                    tool_span.min, tool_span.median, tool_host.min, tool_host.median, blocking.min,
+                    blocking.median, per_chained.min, per_chained.median);
+    }
+    return EXIT_SUCCESS;
+} catch (const std::exception& error) {
+    std::fprintf(stderr, "api_benchmark: error: %s\n", error.what());
+    return EXIT_FAILURE;
+}
