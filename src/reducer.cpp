@@ -2,6 +2,7 @@
 
 #include "clreduce/errors.hpp"
 #include "clreduce/finish.hpp"
+#include "clreduce/profiling.hpp"
 #include "clreduce/source.hpp"
 
 #include <algorithm>
@@ -276,9 +277,9 @@ void Reducer::require_holds(const cl::Buffer& buffer, std::uint64_t first, std::
     const auto values = buffer.getInfo<CL_MEM_SIZE>() / value_size();
     if (first > values || count > values - first)
         throw Error(Errc::invalid_argument,
-                    std::string("reduce: the ") + what + " buffer holds " +
-                        std::to_string(values) + " values of " + name_of(type()) +
-                        ", fewer than " + std::to_string(first) + " + " + std::to_string(count));
+                    std::string("reduce: the ") + what + " buffer holds " + std::to_string(values) +
+                        " values of " + name_of(type()) + ", fewer than " + std::to_string(first) +
+                        " + " + std::to_string(count));
 }
 
 void Reducer::enqueue_pass(const cl::CommandQueue& queue, const Pass& pass, const Piece& in,
@@ -344,12 +345,8 @@ Reduction Reducer::run(const cl::CommandQueue& queue, const Piece& input,
     reduction.profiled = true;
     piece_events.insert(piece_events.end(), events.begin(), events.end());
     for (std::size_t i = 0; i < reduction.passes.size(); ++i)
-        reduction.passes[i].device_us =
-            event_us<CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END>(piece_events[i]);
-    reduction.span_us =
-        static_cast<double>(piece_events.back().getProfilingInfo<CL_PROFILING_COMMAND_END>() -
-                            piece_events.front().getProfilingInfo<CL_PROFILING_COMMAND_START>()) /
-        1000.0;
+        reduction.passes[i].device_us = command_us(piece_events[i]);
+    reduction.span_us = span_us(piece_events.front(), piece_events.back());
     return reduction;
 }
 

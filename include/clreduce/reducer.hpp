@@ -57,13 +57,6 @@ struct Piece {
     std::uint64_t first = 0;
 };
 
-/// The time between two profiling points of a finished command, in microseconds.
-template <cl_profiling_info From, cl_profiling_info To>
-double event_us(const cl::Event& event) {
-    return static_cast<double>(event.getProfilingInfo<To>() - event.getProfilingInfo<From>()) /
-           1000.0;
-}
-
 /// A context with one in-order, profiling queue on one device: the command-line tool's.
 struct DeviceQueue {
     explicit DeviceQueue(const cl::Device& device);
@@ -105,8 +98,9 @@ public:
     /// is built even where the device does not report it. Blocks for the compile, which takes
     /// from milliseconds to seconds; a cached program costs the device queries and two
     /// clCreateKernel. Throws Error(Errc::unsupported) for a type, finish or work-group size the
-    /// device cannot run and Error(Errc::kernel_build) for a kernel that does not build; `kernel_text` replaces the embedded reduce.cl
-    /// (the tool's --kernels). Allocates the small buffers only: temporaries grow on first use.
+    /// device cannot run and Error(Errc::kernel_build) for a kernel that does not build;
+    /// `kernel_text` replaces the embedded reduce.cl (the tool's --kernels). Allocates the small
+    /// buffers only: temporaries grow on first use.
     Reducer(const cl::Context& context, const cl::Device& device, const Recipe& recipe = {},
             std::string_view kernel_text = embedded_kernel_source());
     // Copies would share the kernels' arguments, the temporaries and the arrival counts.
