@@ -82,11 +82,12 @@ void clear_program_cache();
 
 class Reducer {
 public:
-    /// Builds (or takes from the program cache) reduce.cl's text completed for the recipe's
-    /// type, op and path, settles the finish (see finish.hpp) and sizes the work-groups: the
-    /// recipe's size if given, within the kernels' and the device's limits. An explicit path
-    /// is built even where the device does not report it. Blocks for the compile, which takes
-    /// from milliseconds to seconds; a cached program costs the device queries and two
+    /// Takes the tuning policy for the recipe on the device (policy_for, see policy.hpp),
+    /// builds (or takes from the program cache) reduce.cl's text completed for its type, op and
+    /// path with its build options, then settles it: the finish (see finish.hpp) and the
+    /// work-groups, the recipe's size if given, within the kernels' and the device's limits. An
+    /// explicit path is built even where the device does not report it. Blocks for the compile,
+    /// which takes from milliseconds to seconds; a cached program costs the device queries and two
     /// clCreateKernel. Throws Error(Errc::unsupported) for a type, finish or work-group size the
     /// device cannot run and Error(Errc::kernel_build) for a kernel that does not build;
     /// `kernel_text` replaces the embedded reduce.cl (the tool's --kernels). Allocates the small
