@@ -1,7 +1,6 @@
 #include "clreduce/reducer.hpp"
 
 #include "clreduce/errors.hpp"
-#include "clreduce/finish.hpp"
 #include "clreduce/profiling.hpp"
 #include "clreduce/source.hpp"
 
@@ -188,7 +187,7 @@ KernelLimits Reducer::kernel_limits() const {
     limits.local_memory =
         std::max(pass_kernel_.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device_),
                  finishing_kernel_.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device_));
-    if (policy_.simd_sized_work_groups) // the only use of the query, asked only where used
+    if (policy_.simd_sized_work_groups) // asked only where the policy aims for it
         limits.preferred_multiple =
             pass_kernel_.getWorkGroupInfo<CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE>(device_);
     return limits;
