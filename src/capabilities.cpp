@@ -228,6 +228,11 @@ void require_type_support(const DeviceReport& report, DataType type) {
                     "device '" + report.name + "' cannot reduce " + name_of(type) + ": " + missing);
 }
 
+bool reads_contiguous_runs(const DeviceReport& report) {
+    // GPUs coalesce reads interleaved across the launch; a CPU core streams a contiguous run.
+    return (report.type & CL_DEVICE_TYPE_CPU) != 0;
+}
+
 std::string build_options(const DeviceReport& report, Path path, Finish finish, DataType type) {
     std::string options;
     const auto add = [&](const std::string& flag) {
@@ -251,8 +256,7 @@ std::string build_options(const DeviceReport& report, Path path, Finish finish, 
         add("-D REDUCE_ORDERED_ATOMICS");
     else if (last_group && compiles_to_ptx(report))
         add("-D REDUCE_PTX_FENCES");
-    // GPUs coalesce reads interleaved across the launch; a CPU core streams a contiguous run.
-    if (report.type & CL_DEVICE_TYPE_CPU)
+    if (reads_contiguous_runs(report))
         add("-D REDUCE_CONTIGUOUS");
     return options;
 }

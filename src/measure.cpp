@@ -1,5 +1,6 @@
 #include "clreduce/measure.hpp"
 
+#include "clreduce/profiling.hpp"
 #include "clreduce/reference.hpp"
 
 #include <algorithm>
@@ -82,9 +83,7 @@ double StreamRead::launch_us(const std::vector<Piece>& input) {
                                     cl::NDRange(local_size), nullptr, &events.back());
     }
     events.back().wait();
-    return static_cast<double>(events.back().getProfilingInfo<CL_PROFILING_COMMAND_END>() -
-                               events.front().getProfilingInfo<CL_PROFILING_COMMAND_START>()) /
-           1000.0;
+    return span_us(events.front(), events.back());
 }
 
 std::string name_of(Check check) {

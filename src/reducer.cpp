@@ -1,7 +1,7 @@
 #include "clreduce/reducer.hpp"
 
 #include "clreduce/errors.hpp"
-#include "clreduce/finish.hpp"
+#include "clreduce/profiling.hpp"
 #include "clreduce/source.hpp"
 
 #include <algorithm>
@@ -36,17 +36,6 @@ void poll_until_complete(const cl::Event& event) {
     }
     if (status < 0)
         throw cl::Error(status, "waiting for the result");
-}
-
-/// A --work-group-size past what the device runs the kernels with is refused, not shrunk.
-void refuse_past_bound(std::size_t work_group_size, const WorkGroupBound& bound,
-                       const std::string& device_name) {
-    if (work_group_size > bound.size)
-        throw Error(Errc::unsupported, "--work-group-size " + std::to_string(work_group_size) +
-                                           " is more than device '" + device_name +
-                                           "' runs the kernels with: at most " +
-                                           std::to_string(bound.size) + " work-items, " +
-                                           bound.limit);
 }
 
 /// The program's kernel `name`. A program built without it is a failed build.
@@ -173,50 +162,35 @@ Reducer::Reducer(const cl::Context& context, const cl::Device& device, const Rec
     : context_(context)
     , device_(device)
     , report_(query_report(device))
-    , recipe_(recipe)
-    , path_(recipe.path.value_or(best_path(report_)))
-    , finish_(choose_finish(recipe.factor, recipe.finish))
-    , build_options_(clreduce::build_options(report_, path_, finish_, recipe.type)) {
-    require_type_support(report_, recipe.type);
+    , policy_(policy_for(report_, recipe)) {
     program_ = cached_program(
         context_, device_,
-        complete_kernel_source(std::string(kernel_text), recipe.op, path_, recipe.type),
-        build_options_);
-    finish_ =
-        confirm_finish(report_, finish_, recipe.finish, [&] { return program_binary(program_); });
+        complete_kernel_source(std::string(kernel_text), recipe.op, policy_.path, recipe.type),
+        policy_.build_options);
     pass_kernel_ = program_kernel(device_, program_, "reduce");
     finishing_kernel_ = program_kernel(device_, program_, "reduce_and_finish");
+    policy_ = settle(std::move(policy_), report_, kernel_limits(),
+                     [&] { return program_binary(program_); });
     for (auto& arrivals : arrivals_) {
         cl_uint none = 0;
         arrivals =
             cl::Buffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof none, &none);
     }
     result_slot_ = cl::Buffer(context_, CL_MEM_READ_WRITE, value_size());
-    WorkGroupLimits limits;
-    limits.kernel =
+}
+
+KernelLimits Reducer::kernel_limits() const {
+    KernelLimits limits;
+    limits.work_group_size =
         std::min(pass_kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_),
                  finishing_kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_));
-    limits.work_item = report_.max_work_item_size;
-    const auto local_used =
+    limits.local_memory =
         std::max(pass_kernel_.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device_),
                  finishing_kernel_.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device_));
-    limits.local_memory_free = report_.local_memory - std::min(local_used, report_.local_memory);
-    limits.value_size = value_size();
-    // A CPU runs a work-group as a loop on one core: it only needs enough work-items for the
-    // SIMD lanes the compiler spreads them over, which the preferred multiple reports.
-    if (report_.type & CL_DEVICE_TYPE_CPU)
-        limits.wanted =
+    if (policy_.simd_sized_work_groups) // asked only where the policy aims for it
+        limits.preferred_multiple =
             pass_kernel_.getWorkGroupInfo<CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE>(device_);
-    if (recipe.work_group_size != 0) {
-        refuse_past_bound(recipe.work_group_size, work_group_bound(limits), report_.name);
-        limits.wanted = recipe.work_group_size;
-    }
-    // PoCL 5.0 aborts (its kernel library lacks __pocl_work_group_alloca) when a sub-group
-    // kernel runs in work-groups of fewer than 4 work-items.
-    if (path_ == Path::sub_group)
-        limits.smallest = 4;
-    shape_ = pass_shape(recipe.factor, choose_work_group_size(limits), report_.compute_units,
-                        report_.address_bits);
+    return limits;
 }
 
 Reducer::~Reducer() {
@@ -276,9 +250,9 @@ void Reducer::require_holds(const cl::Buffer& buffer, std::uint64_t first, std::
     const auto values = buffer.getInfo<CL_MEM_SIZE>() / value_size();
     if (first > values || count > values - first)
         throw Error(Errc::invalid_argument,
-                    std::string("reduce: the ") + what + " buffer holds " +
-                        std::to_string(values) + " values of " + name_of(type()) +
-                        ", fewer than " + std::to_string(first) + " + " + std::to_string(count));
+                    std::string("reduce: the ") + what + " buffer holds " + std::to_string(values) +
+                        " values of " + name_of(type()) + ", fewer than " + std::to_string(first) +
+                        " + " + std::to_string(count));
 }
 
 void Reducer::enqueue_pass(const cl::CommandQueue& queue, const Pass& pass, const Piece& in,
@@ -344,12 +318,8 @@ Reduction Reducer::run(const cl::CommandQueue& queue, const Piece& input,
     reduction.profiled = true;
     piece_events.insert(piece_events.end(), events.begin(), events.end());
     for (std::size_t i = 0; i < reduction.passes.size(); ++i)
-        reduction.passes[i].device_us =
-            event_us<CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END>(piece_events[i]);
-    reduction.span_us =
-        static_cast<double>(piece_events.back().getProfilingInfo<CL_PROFILING_COMMAND_END>() -
-                            piece_events.front().getProfilingInfo<CL_PROFILING_COMMAND_START>()) /
-        1000.0;
+        reduction.passes[i].device_us = command_us(piece_events[i]);
+    reduction.span_us = span_us(piece_events.front(), piece_events.back());
     return reduction;
 }
 
@@ -391,7 +361,7 @@ Reduction Reducer::reduce_timed(const cl::CommandQueue& queue, const std::vector
     std::uint64_t first_partial = 0;
     for (const auto& piece : pieces) {
         events.push_back(enqueue_piece(queue, piece, piece_partials_, first_partial, {}));
-        piece_passes.push_back({plan_passes(piece.length, shape_).front(), 0});
+        piece_passes.push_back({plan_passes(piece.length, shape()).front(), 0});
         first_partial += partials_of(piece.length);
     }
     return finish_pieces(queue, {piece_partials_, count, 0}, std::move(piece_passes),
@@ -410,14 +380,14 @@ cl::Event Reducer::enqueue_reduce(const cl::CommandQueue& queue, const cl::Buffe
 }
 
 std::size_t Reducer::partials_of(std::uint64_t length) const {
-    return plan_passes(length, shape_).front().work_groups;
+    return plan_passes(length, shape()).front().work_groups;
 }
 
 cl::Event Reducer::enqueue_piece(const cl::CommandQueue& queue, const Piece& piece,
                                  const cl::Buffer& partials, std::uint64_t first_partial,
                                  const std::vector<cl::Event>& wait) {
     cl::Event event;
-    enqueue_pass(queue, plan_passes(piece.length, shape_).front(), piece, partials, first_partial,
+    enqueue_pass(queue, plan_passes(piece.length, shape()).front(), piece, partials, first_partial,
                  wait, event);
     return event;
 }

@@ -1,6 +1,7 @@
 #include "clreduce/stream.hpp"
 
 #include "clreduce/input.hpp"
+#include "clreduce/profiling.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -11,20 +12,6 @@ namespace {
 
 /// Three buffers: one being uploaded, one being reduced, one free for the next upload.
 constexpr std::size_t staging_buffers = 3;
-
-/// From the start of `first` to the end of `last`, on one device's clock.
-double span_us(const cl::Event& first, const cl::Event& last) {
-    return static_cast<double>(last.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
-                               first.getProfilingInfo<CL_PROFILING_COMMAND_START>()) /
-           1000.0;
-}
-
-/// From the start of `first` to the start of `second`.
-double lead_us(const cl::Event& first, const cl::Event& second) {
-    return static_cast<double>(second.getProfilingInfo<CL_PROFILING_COMMAND_START>() -
-                               first.getProfilingInfo<CL_PROFILING_COMMAND_START>()) /
-           1000.0;
-}
 
 /// Whether the device may take `data` as a buffer's start: it assumes
 /// CL_DEVICE_MEM_BASE_ADDR_ALIGN of every buffer, and the kernel's vector loads rely on it.
@@ -187,9 +174,11 @@ StreamedRun HostStream::reduce(std::uint64_t length) {
         return run;
     if (!uploads.empty()) {
         for (const auto& upload : uploads)
-            run.upload_us += event_us<CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END>(upload);
+            run.upload_us += command_us(upload);
         // Both queues run on one device, so their profiling clocks agree.
-        run.end_to_end_us = lead_us(uploads.front(), first_launch) + run.reduction.span_us;
+        run.end_to_end_us = microseconds(uploads.front(), CL_PROFILING_COMMAND_START, first_launch,
+                                         CL_PROFILING_COMMAND_START) +
+                            run.reduction.span_us;
     } else {
         run.end_to_end_us = run.reduction.span_us;
     }

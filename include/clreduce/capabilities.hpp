@@ -87,6 +87,10 @@ std::string describe_type_support(const DeviceReport& report);
 /// values of `type`; call it before building.
 void require_type_support(const DeviceReport& report, DataType type);
 
+/// Whether each work-item should read a contiguous run of the input rather than a stride of
+/// the launch: on CPUs.
+bool reads_contiguous_runs(const DeviceReport& report);
+
 /// The one place that maps the device, path, finish and type to compiler flags: the value
 /// type, the -cl-std the built-ins and atomics need, the -D that selects the kernel's
 /// work-group step, on CPUs the -D that gives each work-item a contiguous run of the input,

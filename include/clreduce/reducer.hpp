@@ -20,6 +20,7 @@
 #include "clreduce/errors.hpp"
 #include "clreduce/kinds.hpp"
 #include "clreduce/plan.hpp"
+#include "clreduce/policy.hpp"
 #include "clreduce/source.hpp"
 #include "clreduce/types.hpp"
 
@@ -57,13 +58,6 @@ struct Piece {
     std::uint64_t first = 0;
 };
 
-/// The time between two profiling points of a finished command, in microseconds.
-template <cl_profiling_info From, cl_profiling_info To>
-double event_us(const cl::Event& event) {
-    return static_cast<double>(event.getProfilingInfo<To>() - event.getProfilingInfo<From>()) /
-           1000.0;
-}
-
 /// A context with one in-order, profiling queue on one device: the command-line tool's.
 struct DeviceQueue {
     explicit DeviceQueue(const cl::Device& device);
@@ -79,17 +73,6 @@ inline cl::Buffer upload(const DeviceQueue& device_queue, const HostValues& valu
     return upload(device_queue.context, device_queue.queue, values);
 }
 
-/// What a Reducer is built for. The defaults reduce int32 by sum with the best the device
-/// reports.
-struct Recipe {
-    DataType type = DataType::int32;
-    Op op = Op::sum;
-    std::optional<Path> path;        // nullopt: best_path() of the device's report
-    Factor factor = Factor::device;  // how much each pass shrinks its input
-    std::optional<Finish> finish;    // nullopt: auto, one launch where the device allows it
-    std::size_t work_group_size = 0; // 0: the device's best
-};
-
 /// The program cache: every Reducer's program is compiled once per context, device, completed
 /// kernel text (type, op and path) and build options (path, finish, type), and kept for the
 /// process's life, with a reference to its context, in one table behind a mutex. A second
@@ -99,14 +82,16 @@ void clear_program_cache();
 
 class Reducer {
 public:
-    /// Builds (or takes from the program cache) reduce.cl's text completed for the recipe's
-    /// type, op and path, settles the finish (see finish.hpp) and sizes the work-groups: the
-    /// recipe's size if given, within the kernels' and the device's limits. An explicit path
-    /// is built even where the device does not report it. Blocks for the compile, which takes
-    /// from milliseconds to seconds; a cached program costs the device queries and two
+    /// Takes the tuning policy for the recipe on the device (policy_for, see policy.hpp),
+    /// builds (or takes from the program cache) reduce.cl's text completed for its type, op and
+    /// path with its build options, then settles it: the finish (see finish.hpp) and the
+    /// work-groups, the recipe's size if given, within the kernels' and the device's limits. An
+    /// explicit path is built even where the device does not report it. Blocks for the compile,
+    /// which takes from milliseconds to seconds; a cached program costs the device queries and two
     /// clCreateKernel. Throws Error(Errc::unsupported) for a type, finish or work-group size the
-    /// device cannot run and Error(Errc::kernel_build) for a kernel that does not build; `kernel_text` replaces the embedded reduce.cl
-    /// (the tool's --kernels). Allocates the small buffers only: temporaries grow on first use.
+    /// device cannot run and Error(Errc::kernel_build) for a kernel that does not build;
+    /// `kernel_text` replaces the embedded reduce.cl (the tool's --kernels). Allocates the small
+    /// buffers only: temporaries grow on first use.
     Reducer(const cl::Context& context, const cl::Device& device, const Recipe& recipe = {},
             std::string_view kernel_text = embedded_kernel_source());
     // Copies would share the kernels' arguments, the temporaries and the arrival counts.
@@ -120,17 +105,19 @@ public:
     const cl::Device& device() const { return device_; }
     const cl::Program& program() const { return program_; }
     const DeviceReport& report() const { return report_; }
-    DataType type() const { return recipe_.type; }
-    std::size_t value_size() const { return info(recipe_.type).size; }
-    Op op() const { return recipe_.op; }
-    Path path() const { return path_; }
-    Factor factor() const { return recipe_.factor; }
-    Finish finish() const { return finish_; }
-    const std::string& build_options() const { return build_options_; }
-    const PassShape& shape() const { return shape_; }
-    std::size_t work_group_size() const { return shape_.work_group_size; }
+    /// How this reducer is built and launched; the accessors below read it.
+    const Policy& policy() const { return policy_; }
+    DataType type() const { return policy_.recipe.type; }
+    std::size_t value_size() const { return info(type()).size; }
+    Op op() const { return policy_.recipe.op; }
+    Path path() const { return policy_.path; }
+    Factor factor() const { return policy_.recipe.factor; }
+    Finish finish() const { return policy_.finish; }
+    const std::string& build_options() const { return policy_.build_options; }
+    const PassShape& shape() const { return policy_.shape; }
+    std::size_t work_group_size() const { return shape().work_group_size; }
     std::vector<Pass> plan(std::uint64_t length) const {
-        return plan_passes(length, shape_, finish_);
+        return plan_passes(length, shape(), finish());
     }
 
     /// Blocking: reduces the `count` values of `input` from value `first` on (of the recipe's
@@ -206,6 +193,7 @@ private:
             throw Error(Errc::invalid_argument,
                         "reduce<T>: T is not the reducer's type, " + name_of(type()));
     }
+    KernelLimits kernel_limits() const;
     void size_temporaries(const std::vector<Pass>& passes);
     void require_holds(const cl::Buffer& buffer, std::uint64_t first, std::uint64_t count,
                        const char* what) const;
@@ -224,17 +212,13 @@ private:
     cl::Context context_;
     cl::Device device_;
     DeviceReport report_;
-    Recipe recipe_;
-    Path path_;
-    Finish finish_;
-    std::string build_options_;
+    Policy policy_;
     cl::Program program_;
     cl::Kernel pass_kernel_;      // reduce: one pass
     cl::Kernel finishing_kernel_; // reduce_and_finish: a pass that the last work-group finishes
     cl::Buffer arrivals_[2];      // reduce_and_finish's counts of work-groups done, alternating
     int next_arrivals_ = 0;       // the count the next finishing launch takes
-    PassShape shape_;
-    cl::Buffer piece_partials_; // the pieces' partials when an input has several
+    cl::Buffer piece_partials_;   // the pieces' partials when an input has several
     std::uint64_t piece_partials_capacity_ = 0;
     cl::Buffer temporaries_[2];
     std::uint64_t temporary_capacity_[2] = {0, 0};

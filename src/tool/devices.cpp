@@ -2,6 +2,7 @@
 
 #include "clreduce/capabilities.hpp"
 #include "clreduce/finish.hpp"
+#include "clreduce/policy.hpp"
 #include "tool/failure.hpp"
 
 #include <algorithm>
@@ -32,9 +33,10 @@ void list_device(std::ostream& out, std::size_t platform_index, std::size_t devi
     for (const auto version : report.opencl_c)
         out << ' ' << to_string(version);
     out << '\n';
-    const auto path = best_path(report);
+    // The path a default reducer takes: the best reported, so every one before it is missing
+    // something.
+    const auto path = policy_for(report, Recipe{}).path;
     out << "      reduction path: " << name_of(path);
-    // best_path takes the first path reported, so every one before it is missing something.
     for (const Path better : {Path::work_group, Path::sub_group}) {
         if (better == path)
             break;

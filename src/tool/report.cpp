@@ -101,12 +101,13 @@ void print_title(std::ostream& out, const Options& options) {
 void print_setup(std::ostream& out, const SelectedDevice& selected, const Reducer& reducer,
                  const Options& options) {
     const auto& report = reducer.report();
+    const auto& policy = reducer.policy();
     out << "device   " << report.name << " (-p " << selected.platform_index << " -d "
         << selected.device_index << "), " << report.platform_name << ", " << report.version_text
         << '\n'
-        << "path     " << name_of(reducer.path()) << ", work-group size "
-        << reducer.work_group_size() << ", " << name_of(reducer.factor()) << " factor, finish "
-        << name_of(reducer.finish()) << '\n'
+        << "path     " << name_of(policy.path) << ", work-group size "
+        << policy.shape.work_group_size << ", " << name_of(policy.recipe.factor)
+        << " factor, finish " << name_of(policy.finish) << '\n'
         << "timing   " << timing_note(options) << '\n';
     if (options.verbosity != Verbosity::verbose)
         return;
@@ -122,9 +123,10 @@ void print_setup(std::ostream& out, const SelectedDevice& selected, const Reduce
     for (const auto& extension : report.extensions)
         out << ' ' << extension;
     out << "\ntypes: " << describe_type_support(report) << "\nfinish: --finish auto takes "
-        << describe_finish_support(report) << "\nbuild options: "
-        << (reducer.build_options().empty() ? "(none)" : reducer.build_options()) << '\n'
-        << "host reference: " << host_reduce_method(reducer.op(), reducer.type()) << '\n';
+        << describe_finish_support(report)
+        << "\nbuild options: " << (policy.build_options.empty() ? "(none)" : policy.build_options)
+        << '\n'
+        << "host reference: " << host_reduce_method(policy.recipe.op, policy.recipe.type) << '\n';
 }
 
 void print_memory(std::ostream& out, const Reducer& reducer, std::uint64_t length,
