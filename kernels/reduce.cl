@@ -52,9 +52,10 @@ value_t sub_group_reduce_op(value_t x);  // defined only when REDUCE_PATH_SUB_GR
 // values before it (the head) and the (length - head) % 4 after the last vector (the tail) go
 // to the first work-items, one value each. Lengths and indices are 64-bit throughout.
 value_t fold_private(global const value_t* in, ulong first, ulong length) {
-    global const value_t* values = in + first;
     const ulong head = min((4 - first % 4) % 4, length);
-    global const value4_t* in4 = (global const value4_t*)(values + head);
+    // Indexed as vectors from the buffer's start: with `in + first + head` cast instead, the
+    // int32 min ran 7% slower on the H100 at 2^28 (377 against 352 us; the sum did not).
+    global const value4_t* in4 = (global const value4_t*)in + (first + head) / 4;
     const ulong vectors = (length - head) / 4;
     const ulong items = get_global_size(0);
     const ulong item = get_global_id(0);
@@ -82,12 +83,11 @@ value_t fold_private(global const value_t* in, ulong first, ulong length) {
     for (; i < end; i += step)
         a = op4(a, in4[i]);
     const value4_t folded = op4(op4(a, b), op4(c, d));
-
     value_t value = op(op(folded.x, folded.y), op(folded.z, folded.w));
     for (ulong at = item; at < head; at += items)
-        value = op(value, values[at]);
+        value = op(value, in[first + at]);
     for (ulong tail = head + vectors * 4 + item; tail < length; tail += items)
-        value = op(value, values[tail]);
+        value = op(value, in[first + tail]);
     return value;
 }
 
@@ -202,15 +202,15 @@ void rearm(global uint* arrivals) {
 
 #endif
 
-// `partials` holds get_num_groups(0) values; the result goes to result[result_index]. `arrivals` is 0
-// before the launch, and the last work-group sets it back to 0. The host alternates two
-// counts from launch to launch, and work-group 0 zeroes the one the next launch takes
+// `partials` holds get_num_groups(0) values; the result goes to result[result_index]. `arrivals` is
+// 0 before the launch, and the last work-group sets it back to 0. The host alternates two counts
+// from launch to launch, and work-group 0 zeroes the one the next launch takes
 // (`next_arrivals`, idle during this launch): a launch that did not complete, whose count
 // stays where it stopped, thus leaves no count behind for the launch after it, and no
 // command is spent on resetting it.
 kernel void reduce_and_finish(global const value_t* in, ulong first, ulong length,
-                              global value_t* partials, global value_t* result,
-                              ulong result_index, local value_t* scratch, global uint* arrivals,
+                              global value_t* partials, global value_t* result, ulong result_index,
+                              local value_t* scratch, global uint* arrivals,
                               global uint* next_arrivals) {
     local uint arrived_last;
     // A plain store: one work-item writes it, and no launch reads it before this one ends.

@@ -172,10 +172,8 @@ TEST_CASE("a range past a buffer's end, a wrong type and an out-of-order queue a
         CHECK_THROWS_AS(reducer->reduce(queue, input, 95, 6), Error);
         CHECK_THROWS_AS(reducer->reduce(queue, input, 101, 0), Error);
         CHECK_THROWS_AS(reducer->reduce(queue, input, 1, ~std::uint64_t{0}), Error);
-        CHECK_THROWS_AS(reducer->enqueue_reduce(queue, input, 0, 101, result, 0),
-                        Error);
-        CHECK_THROWS_AS(reducer->enqueue_reduce(queue, input, 0, 100, result, 4),
-                        Error);
+        CHECK_THROWS_AS(reducer->enqueue_reduce(queue, input, 0, 101, result, 0), Error);
+        CHECK_THROWS_AS(reducer->enqueue_reduce(queue, input, 0, 100, result, 4), Error);
         CHECK_THROWS_AS(reducer->reduce<cl_float>(queue, input, 0, 100), Error);
         if (!(target.queue.device.getInfo<CL_DEVICE_QUEUE_PROPERTIES>() &
               CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))

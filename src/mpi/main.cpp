@@ -9,14 +9,14 @@
 // some ranks ends in an agreement (agree.hpp), so that all ranks fail together.
 
 #include "agree.hpp"
-#include "tool/devices.hpp"
-#include "tool/failure.hpp"
-#include "tool/file_input.hpp"
-#include "tool/options.hpp"
 #include "combine.hpp"
 #include "partition.hpp"
 #include "rank_report.hpp"
 #include "slice.hpp"
+#include "tool/devices.hpp"
+#include "tool/failure.hpp"
+#include "tool/file_input.hpp"
+#include "tool/options.hpp"
 
 #include <chrono>
 #include <iostream>

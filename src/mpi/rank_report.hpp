@@ -3,8 +3,8 @@
 // combined host references, and the report rank 0 prints.
 
 #include "clreduce/measure.hpp"
-#include "tool/options.hpp"
 #include "clreduce/types.hpp"
+#include "tool/options.hpp"
 
 #include <cstddef>
 #include <cstdint>

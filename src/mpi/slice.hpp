@@ -3,11 +3,11 @@
 // reduction: building the reducer, making and uploading the slice, reducing it and the host
 // reference of the slice. Everything else in src/mpi sees only values and times.
 
-#include "tool/devices.hpp"
 #include "clreduce/measure.hpp"
-#include "tool/options.hpp"
 #include "clreduce/types.hpp"
 #include "partition.hpp"
+#include "tool/devices.hpp"
+#include "tool/options.hpp"
 
 #include <memory>
 #include <optional>

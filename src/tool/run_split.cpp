@@ -26,8 +26,8 @@ std::vector<DeviceShare> build_shares(const std::vector<SelectedDevice>& devices
         share.queue = std::make_unique<DeviceQueue>(selected.device);
         const Recipe recipe{options.type,   options.op,     path,
                             options.factor, options.finish, options.work_group_size};
-        share.reducer = std::make_unique<Reducer>(share.queue->context, share.queue->device,
-                                                  recipe, kernel_text);
+        share.reducer = std::make_unique<Reducer>(share.queue->context, share.queue->device, recipe,
+                                                  kernel_text);
         shares.push_back(std::move(share));
     }
     return shares;
@@ -56,9 +56,9 @@ void place_shares(std::vector<DeviceShare>& shares, const Options& options,
         }
         const auto per_buffer = buffer_values(reducer.report(), reducer.type(), options.max_buffer);
         reducer.check_fits(share.length, per_buffer);
-        share.input = std::make_unique<DeviceInput>(share.queue->context, share.queue->queue,
-                                                    values->part(share.first, share.length),
-                                                    per_buffer);
+        share.input =
+            std::make_unique<DeviceInput>(share.queue->context, share.queue->queue,
+                                          values->part(share.first, share.length), per_buffer);
     }
 }
 

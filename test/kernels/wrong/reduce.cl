@@ -9,10 +9,9 @@ kernel void reduce(global const int* in, ulong first, ulong length, global int* 
         out[first_out + get_group_id(0)] = op(identity(), 12345);
 }
 
-kernel void reduce_and_finish(global const int* in, ulong first, ulong length,
-                              global int* partials, global int* result, ulong result_index,
-                              local int* scratch, global uint* arrivals,
-                              global uint* next_arrivals) {
+kernel void reduce_and_finish(global const int* in, ulong first, ulong length, global int* partials,
+                              global int* result, ulong result_index, local int* scratch,
+                              global uint* arrivals, global uint* next_arrivals) {
     if (get_global_id(0) == 0)
         result[result_index] = op(identity(), 12345);
 }
