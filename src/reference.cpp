@@ -112,7 +112,7 @@ private:
 };
 
 template <typename T>
-Reference floating_sum(const std::vector<HostSpan>& spans) {
+Reference floating_sum(const std::vector<ValuesView>& spans) {
     std::vector<CompensatedSum> totals(spans.size());
     for (std::size_t s = 0; s < spans.size(); ++s) {
         const auto* values = static_cast<const T*>(spans[s].data);
@@ -132,7 +132,7 @@ Reference floating_sum(const std::vector<HostSpan>& spans) {
 }
 
 template <typename T>
-Reference reduce_spans(Op op, const std::vector<HostSpan>& spans) {
+Reference reduce_spans(Op op, const std::vector<ValuesView>& spans) {
     if constexpr (std::is_floating_point_v<T>)
         if (op == Op::sum)
             return floating_sum<T>(spans);
@@ -171,14 +171,14 @@ HostValues random_values(DataType type, Op op, std::uint64_t length, std::uint64
 }
 
 Reference host_reduce(Op op, const ValuesView& values, std::uint64_t length) {
-    return host_reduce(op, values.type, {{values.data, length}});
+    return host_reduce(op, values.type, {values.part(0, length)});
 }
 
 Reference host_reduce(Op op, const HostValues& values, std::uint64_t length) {
     return host_reduce(op, ValuesView(values), length);
 }
 
-Reference host_reduce(Op op, DataType type, const std::vector<HostSpan>& spans) {
+Reference host_reduce(Op op, DataType type, const std::vector<ValuesView>& spans) {
     auto reference =
         visit_type(type, [&](auto zero) { return reduce_spans<decltype(zero)>(op, spans); });
     reference.method = host_reduce_method(op, type);

@@ -14,10 +14,10 @@ Reduction DeviceShare::reduce() {
     return reducer->reduce_timed(queue->queue, input->prefix(length));
 }
 
-std::vector<HostSpan> DeviceShare::host_values(const std::optional<ValuesView>& values) const {
+std::vector<ValuesView> DeviceShare::host_values(const std::optional<ValuesView>& values) const {
     if (stream)
         return stream->spans(length);
-    return {{values->part(first, length).data, length}};
+    return {values->part(first, length)};
 }
 
 SplitRun reduce_together(std::vector<DeviceShare>& shares) {

@@ -93,6 +93,7 @@ HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, const Va
                        std::uint64_t chunk, bool in_place)
     : HostStream(reducer, queue, values.length, chunk,
                  in_place && aligned_for(reducer.report(), values.data)) {
+    origin_ = values.origin;
     values_per_block_ = values.length;
     // Never written: the device's buffers over it are read-only.
     blocks_.push_back({cl::Buffer(), const_cast<void*>(values.data), values.length});
@@ -123,10 +124,10 @@ std::uint64_t HostStream::chunk_length(std::uint64_t index, std::uint64_t length
     return std::min(chunk_, length - index * chunk_);
 }
 
-std::vector<HostSpan> HostStream::spans(std::uint64_t length) const {
-    std::vector<HostSpan> blocks;
+std::vector<ValuesView> HostStream::spans(std::uint64_t length) const {
+    std::vector<ValuesView> blocks;
     for (const auto& block : blocks_)
-        blocks.push_back({block.data, block.length});
+        blocks.push_back({reducer_.type(), block.data, block.length, origin_});
     return first_values(blocks, length);
 }
 

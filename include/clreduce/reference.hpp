@@ -29,12 +29,6 @@ HostValues random_values(DataType type, Op op, std::uint64_t length, std::uint64
 void fill_random(DataType type, Op op, void* data, std::uint64_t first, std::uint64_t length,
                  std::uint64_t seed);
 
-/// Values of one type in memory the caller owns.
-struct HostSpan {
-    const void* data;
-    std::uint64_t length;
-};
-
 /// op's identity for T: op(identity, x) == x for every x.
 template <typename T>
 T identity_of(Op op) {
@@ -79,8 +73,8 @@ struct Reference {
 Reference host_reduce(Op op, const ValuesView& values, std::uint64_t length);
 Reference host_reduce(Op op, const HostValues& values, std::uint64_t length);
 
-/// The same over the concatenation of `spans`, all of `type`.
-Reference host_reduce(Op op, DataType type, const std::vector<HostSpan>& spans);
+/// The same over the concatenation of `spans`, all of `type` (their origin plays no part).
+Reference host_reduce(Op op, DataType type, const std::vector<ValuesView>& spans);
 
 /// How host_reduce computes `op` of `type` here, e.g. "std::reduce(par_unseq), TBB backend".
 std::string host_reduce_method(Op op, DataType type);

@@ -30,7 +30,7 @@ struct DeviceShare {
     Reduction reduce();
     /// The share's values in host memory: the stream's, or else those of the whole input
     /// `values`.
-    std::vector<HostSpan> host_values(const std::optional<ValuesView>& values) const;
+    std::vector<ValuesView> host_values(const std::optional<ValuesView>& values) const;
 };
 
 /// What every device did in one run, and the host's clock around them all.

@@ -69,7 +69,7 @@ public:
     std::optional<double> copy_us(std::uint64_t length);
 
     /// The host's values of the first `length`, for the host reference.
-    std::vector<HostSpan> spans(std::uint64_t length) const;
+    std::vector<ValuesView> spans(std::uint64_t length) const;
 
 private:
     /// Everything but the values.
@@ -89,6 +89,7 @@ private:
     cl::CommandQueue copy_queue_;
     std::uint64_t chunk_;
     bool in_place_;
+    Origin origin_ = Origin::drawn; // the values' own: a random draw's, or the view's
     std::uint64_t values_per_block_;
     std::vector<Block> blocks_;
     std::unique_ptr<unsigned char, void (*)(void*)> plain_memory_{nullptr, nullptr};

@@ -102,7 +102,7 @@ Measurement measure_whole(const std::vector<DeviceShare>& shares,
         reduction.host_us = run.host_us;
         whole.runs.push_back(reduction);
     }
-    std::vector<HostSpan> all;
+    std::vector<ValuesView> all;
     for (const auto& share : shares)
         for (const auto& span : share.host_values(values))
             all.push_back(span);
