@@ -27,10 +27,17 @@ std::string program_binary(const cl::Program& program) {
                             : std::string(binaries.front().begin(), binaries.front().end());
 }
 
-/// Waits for `event` by polling its status. A blocking wait lets the driver put the thread to
-/// sleep, and waking it added 2 to 3 µs to each reduction on NVIDIA's driver (README), more
-/// than a tenth of a short reduction's wait.
-void poll_until_complete(const cl::Event& event) {
+/// Waits for `event`. On a CPU device the host's thread sleeps in clWaitForEvents: the
+/// device's threads run on the host's cores, and a thread spinning beside them took one of
+/// them (on the 2-core CI machine 2^26 values took 1.7 times as long, polled). Elsewhere it
+/// polls the event's status: a blocking wait lets the driver put the thread to sleep, and
+/// waking it added 2 to 3 us to each reduction on NVIDIA's driver (README), more than a tenth
+/// of a short reduction's wait.
+void wait_for(const cl::Event& event, const DeviceReport& report) {
+    if (report.type & CL_DEVICE_TYPE_CPU) {
+        event.wait();
+        return;
+    }
     cl_int status;
     while ((status = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>()) > CL_COMPLETE) {
     }
@@ -304,7 +311,7 @@ Reduction Reducer::run(const cl::CommandQueue& queue, const Piece& input,
     cl::Event read;
     queue.enqueueReadBuffer(result_slot_, CL_FALSE, 0, value_size(), result, nullptr, &read);
     queue.flush();
-    poll_until_complete(read);
+    wait_for(read, report_);
     Reduction reduction;
     reduction.value = scalar_from_bytes(type(), result);
     reduction.host_us = microseconds_between(started, std::chrono::steady_clock::now());
