@@ -17,7 +17,7 @@ std::uint64_t buffer_values(const DeviceReport& report, DataType type, std::uint
 }
 
 DeviceInput::DeviceInput(const cl::Context& context, const cl::CommandQueue& queue,
-                         const ValuesView& values, std::uint64_t per_buffer) {
+                         const ValuesView& values, std::uint64_t per_buffer) try {
     const auto size = info(values.type).size;
     const auto length = values.length;
     const auto* bytes = static_cast<const unsigned char*>(values.data);
@@ -27,6 +27,8 @@ DeviceInput::DeviceInput(const cl::Context& context, const cl::CommandQueue& que
         queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, count * size, bytes + first * size);
         pieces_.push_back({buffer, count});
     }
+} catch (const cl::Error& error) {
+    throw Error(error);
 }
 
 } // namespace clreduce

@@ -151,11 +151,13 @@ DeviceQueue::DeviceQueue(const cl::Device& device)
     , queue(context, device, cl::QueueProperties::Profiling) {}
 
 cl::Buffer upload(const cl::Context& context, const cl::CommandQueue& queue,
-                  const HostValues& values) {
+                  const HostValues& values) try {
     const auto bytes = length_of(values) * info(type_of(values)).size;
     cl::Buffer buffer(context, CL_MEM_READ_ONLY, bytes);
     queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, data_of(values));
     return buffer;
+} catch (const cl::Error& error) {
+    throw Error(error);
 }
 
 void clear_program_cache() {
@@ -165,7 +167,7 @@ void clear_program_cache() {
 }
 
 Reducer::Reducer(const cl::Context& context, const cl::Device& device, const Recipe& recipe,
-                 std::string_view kernel_text)
+                 std::string_view kernel_text) try
     : context_(context)
     , device_(device)
     , report_(query_report(device))
@@ -184,6 +186,8 @@ Reducer::Reducer(const cl::Context& context, const cl::Device& device, const Rec
             cl::Buffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof none, &none);
     }
     result_slot_ = cl::Buffer(context_, CL_MEM_READ_WRITE, value_size());
+} catch (const cl::Error& error) {
+    throw Error(error);
 }
 
 KernelLimits Reducer::kernel_limits() const {
@@ -344,13 +348,16 @@ void* Reducer::pinned_result(const cl::CommandQueue& queue) {
 }
 
 Scalar Reducer::reduce(const cl::CommandQueue& queue, const cl::Buffer& input, std::uint64_t first,
-                       std::uint64_t count) {
+                       std::uint64_t count) try {
     in_order_properties(queue);
     require_holds(input, first, count, "input");
     return run(queue, {input, count, first}, {}, {}, std::chrono::steady_clock::now(), false).value;
+} catch (const cl::Error& error) {
+    throw Error(error);
 }
 
-Reduction Reducer::reduce_timed(const cl::CommandQueue& queue, const std::vector<Piece>& pieces) {
+Reduction Reducer::reduce_timed(const cl::CommandQueue& queue,
+                                const std::vector<Piece>& pieces) try {
     for (const auto& piece : pieces)
         require_holds(piece.buffer, piece.first, piece.length, "input");
     const auto started = std::chrono::steady_clock::now();
@@ -373,17 +380,21 @@ Reduction Reducer::reduce_timed(const cl::CommandQueue& queue, const std::vector
     }
     return finish_pieces(queue, {piece_partials_, count, 0}, std::move(piece_passes),
                          std::move(events), started);
+} catch (const cl::Error& error) {
+    throw Error(error);
 }
 
 cl::Event Reducer::enqueue_reduce(const cl::CommandQueue& queue, const cl::Buffer& input,
                                   std::uint64_t first, std::uint64_t count,
                                   const cl::Buffer& result, std::uint64_t result_index,
-                                  const std::vector<cl::Event>& wait) {
+                                  const std::vector<cl::Event>& wait) try {
     in_order_properties(queue);
     require_holds(input, first, count, "input");
     require_holds(result, result_index, 1, "result");
     return enqueue_passes(queue, plan(count), {input, count, first}, result, result_index, wait)
         .back();
+} catch (const cl::Error& error) {
+    throw Error(error);
 }
 
 std::size_t Reducer::partials_of(std::uint64_t length) const {
@@ -392,18 +403,22 @@ std::size_t Reducer::partials_of(std::uint64_t length) const {
 
 cl::Event Reducer::enqueue_piece(const cl::CommandQueue& queue, const Piece& piece,
                                  const cl::Buffer& partials, std::uint64_t first_partial,
-                                 const std::vector<cl::Event>& wait) {
+                                 const std::vector<cl::Event>& wait) try {
     cl::Event event;
     enqueue_pass(queue, plan_passes(piece.length, shape()).front(), piece, partials, first_partial,
                  wait, event);
     return event;
+} catch (const cl::Error& error) {
+    throw Error(error);
 }
 
 Reduction Reducer::finish_pieces(const cl::CommandQueue& queue, const Piece& partials,
                                  std::vector<PassTime> pieces, std::vector<cl::Event> piece_events,
-                                 std::chrono::steady_clock::time_point started) {
+                                 std::chrono::steady_clock::time_point started) try {
     return run(queue, partials, std::move(pieces), std::move(piece_events), started,
                profiles(queue));
+} catch (const cl::Error& error) {
+    throw Error(error);
 }
 
 } // namespace clreduce

@@ -42,7 +42,7 @@ bool reads_in_place(const DeviceReport& report) {
 }
 
 HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uint64_t length,
-                       std::uint64_t chunk, bool in_place)
+                       std::uint64_t chunk, bool in_place) try
     : reducer_(reducer)
     , queue_(queue)
     , copy_queue_(reducer.context(), reducer.device(), cl::QueueProperties::Profiling)
@@ -55,10 +55,13 @@ HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uin
             staging_.emplace_back(context, CL_MEM_READ_ONLY, chunk_ * size);
     const auto chunks = (length + chunk_ - 1) / chunk_;
     partials_ = cl::Buffer(context, CL_MEM_READ_WRITE, chunks * reducer.partials_of(chunk_) * size);
+} catch (const cl::Error& error) {
+    throw Error(error);
 }
 
 HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uint64_t first,
-                       std::uint64_t length, std::uint64_t chunk, std::uint64_t seed, bool in_place)
+                       std::uint64_t length, std::uint64_t chunk, std::uint64_t seed,
+                       bool in_place) try
     : HostStream(reducer, queue, length, chunk, in_place) {
     const auto size = reducer.value_size();
     const auto& context = reducer.context();
@@ -87,16 +90,20 @@ HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uin
         fill_random(reducer.type(), reducer.op(), block.data, first, block.length, seed);
         first += block.length;
     }
+} catch (const cl::Error& error) {
+    throw Error(error);
 }
 
 HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, const ValuesView& values,
-                       std::uint64_t chunk, bool in_place)
+                       std::uint64_t chunk, bool in_place) try
     : HostStream(reducer, queue, values.length, chunk,
                  in_place && aligned_for(reducer.report(), values.data)) {
     origin_ = values.origin;
     values_per_block_ = values.length;
     // Never written: the device's buffers over it are read-only.
     blocks_.push_back({cl::Buffer(), const_cast<void*>(values.data), values.length});
+} catch (const cl::Error& error) {
+    throw Error(error);
 }
 
 HostStream::~HostStream() {
@@ -131,7 +138,7 @@ std::vector<ValuesView> HostStream::spans(std::uint64_t length) const {
     return first_values(blocks, length);
 }
 
-StreamedRun HostStream::reduce(std::uint64_t length) {
+StreamedRun HostStream::reduce(std::uint64_t length) try {
     const auto size = reducer_.value_size();
     const auto chunks = (length + chunk_ - 1) / chunk_;
     const auto started = std::chrono::steady_clock::now();
@@ -184,9 +191,11 @@ StreamedRun HostStream::reduce(std::uint64_t length) {
         run.end_to_end_us = run.reduction.span_us;
     }
     return run;
+} catch (const cl::Error& error) {
+    throw Error(error);
 }
 
-std::optional<double> HostStream::copy_us(std::uint64_t length) {
+std::optional<double> HostStream::copy_us(std::uint64_t length) try {
     if (in_place_)
         return std::nullopt;
     const auto chunks = (length + chunk_ - 1) / chunk_;
@@ -197,6 +206,8 @@ std::optional<double> HostStream::copy_us(std::uint64_t length) {
                                        chunk_data(k), nullptr, &uploads[k]);
     uploads.back().wait();
     return span_us(uploads.front(), uploads.back());
+} catch (const cl::Error& error) {
+    throw Error(error);
 }
 
 std::unique_ptr<HostStream> make_host_stream(Reducer& reducer, const cl::CommandQueue& queue,

@@ -183,3 +183,24 @@ TEST_CASE("a range past a buffer's end, a wrong type and an out-of-order queue a
         CHECK_THROWS_AS(reducer->reduce(out_of_order, input, 0, 100), Error);
     }
 }
+
+TEST_CASE("an OpenCL call that fails inside a reduction throws clreduce::Error with its status",
+          "[api]") {
+    for (auto& target : devices_under_test()) {
+        const auto reducer = make_reducer(target, {});
+        REQUIRE(reducer);
+        // A queue and a buffer of another context: OpenCL itself refuses the reducer's
+        // commands there (CL_INVALID_CONTEXT), which no check of clreduce's catches first.
+        const cl::Context other(target.queue.device);
+        const cl::CommandQueue other_queue(other, target.queue.device);
+        const auto foreign = upload(other, other_queue, std::vector<cl_int>(100, 1));
+        try {
+            reducer->reduce(other_queue, foreign, 0, 100);
+            FAIL("a queue of another context took the reducer's commands");
+        } catch (const Error& error) {
+            CHECK(error.cause() == Errc::opencl);
+            CHECK(error.status() != CL_SUCCESS);
+            CHECK_THAT(error.what(), Catch::Contains(cl_error_name(error.status())));
+        }
+    }
+}

@@ -20,9 +20,11 @@ enum class Errc {
 /// one-line message and, for a failed build, the compiler's log in details().
 ///
 /// An OpenCL call that fails inside the engine throws the C++ wrapper's cl::Error
-/// (CL_HPP_ENABLE_EXCEPTIONS, which clreduce::clreduce defines for its users), and the engine
-/// lets it pass through unchanged: it names the call (what()) and its status (err()).
-/// Error(const cl::Error&) turns it into Errc::opencl for a caller that handles one type.
+/// (CL_HPP_ENABLE_EXCEPTIONS, which clreduce::clreduce defines for its users); the engine's
+/// public calls (Reducer's, DeviceInput's, HostStream's, upload) catch it and throw
+/// Error(const cl::Error&) instead: Errc::opencl, the call named in what(), its status in
+/// status(). A caller of the engine thus catches one type; its own OpenCL calls still throw
+/// cl::Error.
 class Error : public std::runtime_error {
 public:
     Error(Errc cause, const std::string& message, std::string details = {});

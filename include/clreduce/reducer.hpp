@@ -8,7 +8,7 @@
 // Errors: every call throws clreduce::Error (errors.hpp), whose cause() says why: a range or
 // a queue the call cannot take (Errc::invalid_argument), a type, finish or work-group size the
 // device cannot run (unsupported), a kernel the compiler rejects (kernel_build, with its log);
-// an OpenCL call that fails at run time throws cl::Error with its status.
+// an OpenCL call that fails at run time (Errc::opencl, with the call's status in status()).
 //
 // Threads: a Reducer serves one in-order queue at a time, on one thread at a time. Its
 // temporaries, its kernels' arguments, its arrival counts and its pinned result are its own and
