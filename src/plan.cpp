@@ -10,6 +10,9 @@ namespace {
 /// lengthen the second pass (measured on an H100 and PoCL, see the README).
 constexpr std::size_t work_groups_per_compute_unit = 4;
 
+/// On CPUs, what a work-group past one per compute unit must have to read (for_cpu).
+constexpr std::uint64_t cpu_work_group_bytes = 256 * 1024;
+
 /// Four int4 loads per work-item, one per accumulator, before the work-group step is worth
 /// its barriers.
 constexpr std::uint64_t device_values_per_work_item = 16;
@@ -19,6 +22,19 @@ std::size_t floor_power_of_two(std::uint64_t value) {
     while (power <= value / 2)
         power *= 2;
     return power;
+}
+
+std::uint64_t divided_up(std::uint64_t values, std::uint64_t per_group) {
+    return values / per_group + (values % per_group != 0 ? 1 : 0);
+}
+
+/// The most work-groups `values` are spread over before the shape's maximum: no limit but on
+/// CPUs (for_cpu).
+std::uint64_t spread_limit(std::uint64_t values, const PassShape& shape) {
+    if (shape.values_per_cpu_work_group == 0)
+        return std::numeric_limits<std::uint64_t>::max();
+    return std::max<std::uint64_t>(shape.compute_units,
+                                   divided_up(values, shape.values_per_cpu_work_group));
 }
 
 std::uint64_t log2_of(std::uint64_t power_of_two) {
@@ -69,6 +85,12 @@ PassShape pass_shape(Factor factor, std::size_t work_group_size, unsigned comput
             std::max<std::size_t>(compute_units, 1) * work_groups_per_compute_unit};
 }
 
+PassShape for_cpu(PassShape shape, unsigned compute_units, std::size_t value_size) {
+    shape.values_per_cpu_work_group = cpu_work_group_bytes / value_size;
+    shape.compute_units = std::max(compute_units, 1u);
+    return shape;
+}
+
 std::vector<Pass> plan_passes(std::uint64_t length, const PassShape& shape, Finish finish) {
     const std::uint64_t per_work_group = shape.values_per_work_group();
     const std::uint64_t most = shape.max_work_groups == 0 ? std::numeric_limits<std::size_t>::max()
@@ -77,7 +99,7 @@ std::vector<Pass> plan_passes(std::uint64_t length, const PassShape& shape, Fini
     std::uint64_t remaining = length;
     do {
         const std::uint64_t needed =
-            remaining / per_work_group + (remaining % per_work_group != 0 ? 1 : 0);
+            std::min(divided_up(remaining, per_work_group), spread_limit(remaining, shape));
         const auto work_groups =
             static_cast<std::size_t>(std::clamp<std::uint64_t>(needed, 1, most));
         const bool finishes = finish == Finish::last_group && work_groups > 1;

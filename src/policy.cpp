@@ -46,7 +46,8 @@ bool operator==(const Recipe& a, const Recipe& b) {
 
 bool operator==(const Policy& a, const Policy& b) {
     const auto shape = [](const PassShape& s) {
-        return std::tie(s.work_group_size, s.values_per_work_item, s.max_work_groups);
+        return std::tie(s.work_group_size, s.values_per_work_item, s.max_work_groups,
+                        s.values_per_cpu_work_group, s.compute_units);
     };
     return std::tie(a.recipe, a.path, a.finish, a.ordering, a.contiguous_runs,
                     a.simd_sized_work_groups, a.smallest_work_group, a.build_options) ==
@@ -78,6 +79,8 @@ Policy settle(Policy policy, const DeviceReport& report, const KernelLimits& ker
     policy.finish = confirm_finish(report, policy.finish, policy.recipe.finish, compiled_binary);
     policy.shape = pass_shape(policy.recipe.factor, work_group_size(policy, report, kernels),
                               report.compute_units, report.address_bits);
+    if (report.type & CL_DEVICE_TYPE_CPU && policy.recipe.factor == Factor::device)
+        policy.shape = for_cpu(policy.shape, report.compute_units, info(policy.recipe.type).size);
     return policy;
 }
 

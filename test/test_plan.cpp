@@ -162,3 +162,19 @@ TEST_CASE("a float sum's tolerance is Higham's bound over the sum of magnitudes"
     CHECK(sum_tolerance(DataType::float32, 10, 1000, 2) == 10 * u / (1 - 10 * u) * 1000 + u * 2);
     CHECK(sum_tolerance(DataType::float64, 10, 1000, 2) < 1e-11);
 }
+
+TEST_CASE("a CPU spreads short inputs over one work-group per compute unit", "[plan]") {
+    const auto shape = for_cpu(pass_shape(Factor::device, 8, 16), 16, sizeof(cl_int));
+    const auto work_groups = [&](std::uint64_t length) {
+        return plan_passes(length, shape, Finish::last_group).front().work_groups;
+    };
+    CHECK(work_groups(100) == 1);            // as few as 16 values per work-item need
+    CHECK(work_groups(1 << 12) == 16);       // one per compute unit...
+    CHECK(work_groups(1 << 20) == 16);       // ...up to 4 MiB
+    CHECK(work_groups((1 << 20) + 1) == 17); // then 256 KiB each
+    CHECK(work_groups(1 << 21) == 32);
+    CHECK(work_groups(1 << 22) == 64); // at most 4 per compute unit
+    CHECK(work_groups(1 << 30) == 64);
+    CHECK(for_cpu(pass_shape(Factor::device, 8, 16), 16, sizeof(cl_double))
+              .values_per_cpu_work_group == 32768);
+}

@@ -75,7 +75,9 @@ TEST_CASE("a CPU's policy: the tree, ordered atomics, contiguous runs, SIMD-wide
                              "-D REDUCE_ORDERED_ATOMICS -D REDUCE_CONTIGUOUS";
     CHECK(built == expected);
 
-    expected.shape = {8, 16, 8}; // the preferred multiple; 4 work-groups per compute unit
+    // The preferred multiple; 4 work-groups per compute unit, at 256 KiB of int each past one
+    // per compute unit.
+    expected.shape = {8, 16, 8, 65536, 2};
     CHECK(settle(built, pocl(), {4096, 0, 8}, not_asked) == expected);
 }
 
@@ -129,7 +131,7 @@ TEST_CASE("an OpenCL 1.2 device's policy: the last-group finish falls back to pa
     CHECK(built == expected);
 
     expected.finish = Finish::passes;
-    expected.shape = {1, 16, 4};
+    expected.shape = {1, 16, 4, 65536, 1};
     CHECK(settle(built, oclgrind(), {4096, 0, 1}, [] { return std::string("not PTX"); }) ==
           expected);
 }

@@ -26,6 +26,10 @@ struct PassShape {
     std::size_t work_group_size = 1;
     std::uint64_t values_per_work_item = 2; // a pass gives each work-item at least this many
     std::size_t max_work_groups = 0;        // 0: no limit
+    // CPUs (0 elsewhere, see for_cpu): below max_work_groups, one work-group per this many
+    // values, but at least one per compute unit.
+    std::uint64_t values_per_cpu_work_group = 0;
+    std::size_t compute_units = 0;
     std::uint64_t values_per_work_group() const { return work_group_size * values_per_work_item; }
 };
 
@@ -57,6 +61,11 @@ std::size_t choose_work_group_size(const WorkGroupLimits& limits);
 /// so that the first pass streams the input once and large inputs take two passes.
 PassShape pass_shape(Factor factor, std::size_t work_group_size, unsigned compute_units,
                      unsigned address_bits = 64);
+
+/// `shape` for a CPU device: on short inputs, PoCL's cost of scheduling a work-group outweighs
+/// the balance that more of them give, so a pass takes one work-group per compute unit up to
+/// 4 MiB of values, and more only at 256 KiB each (README, "CPUs").
+PassShape for_cpu(PassShape shape, unsigned compute_units, std::size_t value_size);
 
 /// The passes that take `length` values down to one (one pass for a single value). With
 /// Finish::last_group that is always one pass, the first of Finish::passes, finishing.
