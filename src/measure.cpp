@@ -133,16 +133,25 @@ bool Measurement::matches(const Scalar& value) const {
     return true;
 }
 
+std::vector<Scalar> Measurement::results() const {
+    std::vector<Scalar> values;
+    for (const auto* timed : {&runs, &waits})
+        for (const auto& run : *timed)
+            values.push_back(run.value);
+    return values;
+}
+
 bool Measurement::valid() const {
-    return std::all_of(runs.begin(), runs.end(),
-                       [&](const Reduction& run) { return matches(run.value); });
+    const auto values = results();
+    return std::all_of(values.begin(), values.end(),
+                       [&](const Scalar& value) { return matches(value); });
 }
 
 double Measurement::largest_error() const {
     double largest = 0;
-    for (const auto& run : runs)
-        if (!same_value(run.value, expected.value)) {
-            const double error = difference(run.value, expected.value);
+    for (const auto& value : results())
+        if (!same_value(value, expected.value)) {
+            const double error = difference(value, expected.value);
             largest = std::isnan(error) || error > largest ? error : largest; // NaN sticks
         }
     return largest;
@@ -153,7 +162,8 @@ Statistic Measurement::span_us() const {
 }
 
 Statistic Measurement::observed_us() const {
-    return summarize_runs(runs, [](const Reduction& run) { return run.host_us; });
+    return summarize_runs(waits.empty() ? runs : waits,
+                          [](const Reduction& run) { return run.host_us; });
 }
 
 Statistic Measurement::pass_us(std::size_t pass) const {
@@ -182,7 +192,7 @@ void check_against(Measurement& measurement, const Reducer& reducer, const Repea
             std::visit([](auto x) { return static_cast<double>(x); }, measurement.expected.value));
 }
 
-Measurement measure(Reducer& reducer, const cl::CommandQueue& queue, const DeviceInput& input,
+Measurement measure(Reducer& reducer, const DeviceQueue& queues, const DeviceInput& input,
                     const ValuesView& values, std::uint64_t length, const Repeats& repeats,
                     StreamRead* stream_read) {
     const auto pieces = input.prefix(length);
@@ -191,11 +201,13 @@ Measurement measure(Reducer& reducer, const cl::CommandQueue& queue, const Devic
     measurement.length = length;
     std::vector<double> read_samples;
     repeat(repeats, [&](bool counted) {
-        auto run = reducer.reduce_timed(queue, pieces);
+        auto run = reducer.reduce_timed(queues.queue, pieces);
         const auto read_us = stream_read ? stream_read->launch_us(pieces) : 0.0;
+        auto wait = reducer.reduce_timed(queues.unprofiled, pieces);
         if (!counted)
             return;
         measurement.runs.push_back(std::move(run));
+        measurement.waits.push_back(std::move(wait));
         if (stream_read)
             read_samples.push_back(read_us);
     });

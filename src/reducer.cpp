@@ -148,7 +148,8 @@ bool profiles(const cl::CommandQueue& queue) {
 DeviceQueue::DeviceQueue(const cl::Device& device)
     : device(device)
     , context(device)
-    , queue(context, device, cl::QueueProperties::Profiling) {}
+    , queue(context, device, cl::QueueProperties::Profiling)
+    , unprofiled(context, device) {}
 
 cl::Buffer upload(const cl::Context& context, const cl::CommandQueue& queue,
                   const HostValues& values) try {

@@ -1,15 +1,14 @@
-// The library's calls timed against the tool's: what a program pays that reduces its own
+// The library's calls timed: what a program pays that reduces its own
 // buffer through clreduce's API rather than through the command line.
 //
 //   api_benchmark [gpu|cpu|all] [largest log2 length] [runs]     (default: gpu 28 50)
 //
 // For every power of two from 2^10 to 2^largest (int32 sum, the finish the device allows, on
-// the first device of the type), three rows of figures, each the min and median of `runs`
-// after one warm-up:
-//   tool       reduce_timed() on a profiling queue, as clreduce measures itself: the device
-//              span and the host's wait from first enqueue to result;
-//   blocking   reduce() on a queue without profiling, as a program calls it, on the host's
-//              clock around the call;
+// the first device of the type), three figures, each the min and median of `runs` after one
+// warm-up:
+//   span       reduce_timed() on a profiling queue: the device's time, first start to last end;
+//   blocking   reduce() on a queue without profiling, as a program calls it (and as clreduce
+//              times its "host observed"), on the host's clock around the call;
 //   chained    1000 enqueue_reduce() back to back into one result buffer and one read of the
 //              1000 results, on the host's clock, per reduction.
 // Every result is checked against the host's sum; a wrong one exits 1. Speed is judged on
@@ -118,20 +117,16 @@ int main(int argc, char* argv[]) try {
 
     std::printf("device %s, finish %s, %u runs\n", device.getInfo<CL_DEVICE_NAME>().c_str(),
                 clreduce::name_of(sum.finish()).c_str(), runs);
-    std::printf("%12s %22s %22s %22s %22s\n", "length", "tool span us", "tool host us",
-                "blocking host us", "chained us/reduction");
+    std::printf("%12s %22s %22s %22s\n", "length", "span us", "blocking host us",
+                "chained us/reduction");
     for (unsigned log2 = 10; log2 <= largest; ++log2) {
         const std::size_t count = std::size_t{1} << log2;
         const auto expected = host_sum(values, count);
-        std::vector<double> spans;
-        const auto tool_host = measure(runs, [&] {
+        const auto span = measure(runs, [&] {
             const auto run = sum.reduce_timed(profiling, {{input, count, 0}});
-            require(std::get<cl_int>(run.value) == expected, "tool");
-            spans.push_back(run.span_us);
-            return run.host_us;
+            require(std::get<cl_int>(run.value) == expected, "profiled");
+            return run.span_us;
         });
-        spans.erase(spans.begin()); // the warm-up's
-        const auto tool_span = summarize(spans);
         const auto blocking = measure(runs, [&] {
             const auto start = Clock::now();
             const auto value = sum.reduce<cl_int>(plain, input, 0, count);
@@ -151,9 +146,9 @@ int main(int argc, char* argv[]) try {
                     "chained");
             return us;
         });
-        std::printf("%12zu %10.2f / %9.2f %10.2f / %9.2f %10.2f / %9.2f %10.2f / %9.2f\n", count,
-                    tool_span.min, tool_span.median, tool_host.min, tool_host.median, blocking.min,
-                    blocking.median, per_chained.min, per_chained.median);
+        std::printf("%12zu %10.2f / %9.2f %10.2f / %9.2f %10.2f / %9.2f\n", count, span.min,
+                    span.median, blocking.min, blocking.median, per_chained.min,
+                    per_chained.median);
     }
     return EXIT_SUCCESS;
 } catch (const std::exception& error) {

@@ -96,3 +96,21 @@ TEST_CASE("an unchecked sum accepts any result, an overflow included", "[check]"
     CHECK(measured(cl_float{INFINITY}, std::vector<cl_float>{FLT_MAX, FLT_MAX, -FLT_MAX}).valid());
     CHECK(measured(cl_double{NAN}, std::vector<cl_double>{DBL_MAX, DBL_MAX, -DBL_MAX}).valid());
 }
+
+TEST_CASE("a wrong result in a wait fails the measurement as one in a run does", "[check]") {
+    auto measurement = measured(cl_int{5}, std::vector<cl_int>{2, 3});
+    measurement.waits.push_back({Scalar(cl_int{5}), {}, 0, 0, 0});
+    CHECK(measurement.valid());
+    measurement.waits.push_back({Scalar(cl_int{4}), {}, 0, 0, 0});
+    CHECK_FALSE(measurement.valid());
+    CHECK(measurement.largest_error() == 1);
+    CHECK(measurement.results().size() == 3);
+}
+
+TEST_CASE("the host's wait is the waits' where there are any, else the runs'", "[check]") {
+    auto measurement = measured(cl_int{5}, std::vector<cl_int>{2, 3});
+    measurement.runs.front().host_us = 30;
+    CHECK(measurement.observed_us().min == 30);
+    measurement.waits.push_back({Scalar(cl_int{5}), {}, 0, 0, 0, 12});
+    CHECK(measurement.observed_us().min == 12);
+}

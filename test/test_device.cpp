@@ -3,6 +3,7 @@
 #include "catch_compat.hpp"
 #include "clreduce/errors.hpp"
 #include "clreduce/input.hpp"
+#include "clreduce/measure.hpp"
 #include "clreduce/reference.hpp"
 #include "device_targets.hpp"
 
@@ -169,7 +170,8 @@ TEST_CASE("an input in several buffers reduces like one", "[device]") {
 
 TEST_CASE("back-to-back runs all validate, so the arrival count is set for each", "[device]") {
     // Lengths whose launches differ in work-groups, so a count left over from one run would
-    // make a later, smaller launch finish early or never.
+    // make a later, smaller launch finish early or never; on two queues in turn, as the tool
+    // measures.
     const std::uint64_t lengths[] = {1001, 100003, 7, 65537, 2, 1000003};
     for (const auto& combination : combinations())
         DYNAMIC_SECTION(combination.name()) {
@@ -181,11 +183,36 @@ TEST_CASE("back-to-back runs all validate, so the arrival count is set for each"
             int mismatches = 0;
             for (int run = 0; run < 300; ++run) {
                 const auto length = lengths[run % std::size(lengths)];
-                if (reducer->reduce(target.queue.queue, input, 0, length) !=
+                const auto& queue = run % 2 == 0 ? target.queue.queue : target.queue.unprofiled;
+                if (reducer->reduce(queue, input, 0, length) !=
                     host_reduce(reducer->op(), values, length).value)
                     ++mismatches;
             }
             CHECK(mismatches == 0);
+        }
+}
+
+TEST_CASE("a measurement times the device on the profiling queue and the wait on the other",
+          "[device]") {
+    for (const auto& target : devices_under_test())
+        DYNAMIC_SECTION(target.report.name) {
+            Reducer reducer(target.queue.context, target.queue.device);
+            const std::uint64_t length = 100003;
+            const auto values = random_values(reducer.type(), reducer.op(), length, 5);
+            const DeviceInput input(target.queue.context, target.queue.queue, values, length);
+            const auto measurement =
+                measure(reducer, target.queue, input, values, length, {3, true}, nullptr);
+            REQUIRE(measurement.runs.size() == 3);
+            REQUIRE(measurement.waits.size() == 3);
+            std::vector<double> waits_us;
+            for (std::size_t i = 0; i < 3; ++i) {
+                CHECK(measurement.runs[i].profiled);
+                CHECK_FALSE(measurement.waits[i].profiled);
+                waits_us.push_back(measurement.waits[i].host_us);
+            }
+            CHECK(measurement.valid());
+            CHECK(measurement.observed_us().min == summarize(waits_us).min);
+            CHECK(measurement.observed_us().min > 0);
         }
 }
 

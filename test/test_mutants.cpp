@@ -62,7 +62,7 @@ std::vector<HostValues> telling_inputs(const Reducer& reducer, std::uint64_t len
 bool validates(Reducer& reducer, const DeviceQueue& queue, const HostValues& values) {
     const auto length = length_of(values);
     const DeviceInput input(queue.context, queue.queue, values, length);
-    return measure(reducer, queue.queue, input, values, length, {1, false}, nullptr).valid();
+    return measure(reducer, queue, input, values, length, {1, false}, nullptr).valid();
 }
 
 } // namespace

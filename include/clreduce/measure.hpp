@@ -75,30 +75,36 @@ struct Measurement {
     DataType type = DataType::int32;
     std::uint64_t length = 0;
     std::vector<Reduction> runs; // the timed runs, warm-up excluded
-    Reference expected;          // the host reference
-    Check check = Check::exact;  // how the runs' results are held to it
-    double tolerance = 0;        // with Check::bound, the largest difference allowed
+    // The same reductions on a queue without profiling, timed for the host's wait; empty
+    // where the runs' own host_us is that wait (a split over several devices).
+    std::vector<Reduction> waits;
+    Reference expected;         // the host reference
+    Check check = Check::exact; // how the runs' results are held to it
+    double tolerance = 0;       // with Check::bound, the largest difference allowed
     Statistic host_reference_us;
     std::optional<Statistic> stream_read_us; // with a StreamRead, interleaved with the runs
 
     /// Whether `value` passes the check against the host reference.
     bool matches(const Scalar& value) const;
-    /// Whether every timed run's result matches the host reference.
+    /// Every timed result: the runs', then the waits'.
+    std::vector<Scalar> results() const;
+    /// Whether every timed result matches the host reference.
     bool valid() const;
-    /// The largest difference between a run's result and the host reference (0 for a result
+    /// The largest difference between a timed result and the host reference (0 for a result
     /// that is the same value, NaN or infinity included).
     double largest_error() const;
     std::uint64_t bytes() const { return length * info(type).size; }
     Statistic span_us() const;
-    Statistic observed_us() const; // the host's wait, first enqueue to result
+    Statistic observed_us() const; // the host's wait, first enqueue to result (of the waits)
     Statistic pass_us(std::size_t pass) const;
 };
 
-/// Reduces the first `length` of `values` (already in `input`) `repeats` times on `queue` (a
-/// profiling one) and with the host reference. With `stream_read`, each reduction is followed by a
-/// launch of the streaming read, so that both see the same cache and clock state. The values'
-/// origin decides how a floating-point sum is checked (check_for).
-Measurement measure(Reducer& reducer, const cl::CommandQueue& queue, const DeviceInput& input,
+/// Reduces the first `length` of `values` (already in `input`) `repeats` times and with the
+/// host reference. Each repeat reduces twice: on `queues.queue` for the device's times (runs),
+/// then on `queues.unprofiled` for the host's wait (waits). With `stream_read`, each profiled
+/// reduction is followed by a launch of the streaming read, so that both see the same cache and
+/// clock state. The values' origin decides how a floating-point sum is checked (check_for).
+Measurement measure(Reducer& reducer, const DeviceQueue& queues, const DeviceInput& input,
                     const ValuesView& values, std::uint64_t length, const Repeats& repeats,
                     StreamRead* stream_read);
 

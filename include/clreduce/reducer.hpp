@@ -58,12 +58,15 @@ struct Piece {
     std::uint64_t first = 0;
 };
 
-/// A context with one in-order, profiling queue on one device: the command-line tool's.
+/// A context on one device with two in-order queues: the command-line tool's. `queue`
+/// profiles, for the device's times; `unprofiled` is where the host's wait for a result is
+/// timed, since profiling itself lengthens that wait (by 8 to 12 us on NVIDIA's driver, README).
 struct DeviceQueue {
     explicit DeviceQueue(const cl::Device& device);
     cl::Device device;
     cl::Context context;
     cl::CommandQueue queue;
+    cl::CommandQueue unprofiled;
 };
 
 /// A read-only buffer of `context` holding `values`, written on `queue` before this returns.

@@ -58,9 +58,8 @@ ExitCode reduce_as_asked(int argc, char* argv[], std::ostream& out) {
     if (options->host_input)
         return run_streamed(*reducers.front(), device_queue.queue, selected, *options, values, out);
     if (options->mode == Mode::sweep)
-        return run_sweep(reducers, device_queue.queue, selected, *options, values, *stream_read,
-                         out);
-    return run_reduction(*reducers.front(), device_queue.queue, selected, *options, values,
+        return run_sweep(reducers, device_queue, selected, *options, values, *stream_read, out);
+    return run_reduction(*reducers.front(), device_queue, selected, *options, values,
                          stream_read ? &*stream_read : nullptr, out);
 }
 

@@ -177,7 +177,7 @@ void print_measurement(std::ostream& out, const Measurement& measurement) {
     const auto bytes = measurement.bytes();
     out << "device span     " << timing_text(span, bytes, repeated) << '\n';
     out << "host observed   " << timing_text(measurement.observed_us(), bytes, repeated)
-        << ", enqueue to result\n";
+        << ", enqueue to result (a queue without profiling)\n";
     if (measurement.stream_read_us)
         out << "stream read     " << timing_text(*measurement.stream_read_us, bytes, repeated)
             << "; the reduction runs at " << percent(measurement.stream_read_us->min, span.min)

@@ -47,12 +47,12 @@ private:
 };
 
 /// `measure`, saying so when it takes long.
-Measurement measure_noted(Reducer& reducer, const cl::CommandQueue& queue, const Input& input,
+Measurement measure_noted(Reducer& reducer, const DeviceQueue& queues, const Input& input,
                           std::uint64_t length, const Options& options, StreamRead* stream_read) {
     const Progress note(std::to_string(options.iterations) + " timed run" +
                         (options.iterations == 1 ? "" : "s") + " of " + std::to_string(length) +
                         " values and the host reference");
-    return measure(reducer, queue, input.device, input.values, length,
+    return measure(reducer, queues, input.device, input.values, length,
                    {options.iterations, !options.cold}, stream_read);
 }
 
@@ -69,12 +69,12 @@ void refuse_past_host_memory(std::uint64_t length, std::size_t value_size) {
 }
 
 void refuse_wrong_result(const Measurement& measurement) {
-    for (const auto& run : measurement.runs)
-        if (!measurement.matches(run.value))
+    for (const auto& value : measurement.results())
+        if (!measurement.matches(value))
             throw Failure(ExitCode::wrong_result,
                           "wrong result for length " + std::to_string(measurement.length) +
-                              ": the device gave " + to_string(run.value) +
-                              ", the host reference is " + to_string(measurement.expected.value) +
+                              ": the device gave " + to_string(value) + ", the host reference is " +
+                              to_string(measurement.expected.value) +
                               (measurement.check == Check::bound
                                    ? " (bound " + to_string(measurement.tolerance) + ")"
                                    : ""));
@@ -110,10 +110,9 @@ std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_q
     return reducers;
 }
 
-ExitCode run_reduction(Reducer& reducer, const cl::CommandQueue& queue,
-                       const SelectedDevice& selected, const Options& options,
-                       const std::optional<ValuesView>& file, StreamRead* stream_read,
-                       std::ostream& out) {
+ExitCode run_reduction(Reducer& reducer, const DeviceQueue& queues, const SelectedDevice& selected,
+                       const Options& options, const std::optional<ValuesView>& file,
+                       StreamRead* stream_read, std::ostream& out) {
     const auto per_buffer = buffer_values(reducer.report(), reducer.type(), options.max_buffer);
     refuse_past_memory(reducer, options.length, per_buffer, file);
     const bool text = options.format == Format::text && options.verbosity != Verbosity::quiet;
@@ -126,9 +125,9 @@ ExitCode run_reduction(Reducer& reducer, const cl::CommandQueue& queue,
         print_plan(out, reducer.plan(options.length));
     }
 
-    const Input input(reducer, queue, options, file, per_buffer);
+    const Input input(reducer, queues.queue, options, file, per_buffer);
     const auto measurement =
-        measure_noted(reducer, queue, input, options.length, options, stream_read);
+        measure_noted(reducer, queues, input, options.length, options, stream_read);
 
     print_outcome(out, measurement, selected, reducer, options);
     out.flush();
@@ -136,10 +135,10 @@ ExitCode run_reduction(Reducer& reducer, const cl::CommandQueue& queue,
     return ExitCode::success;
 }
 
-ExitCode run_sweep(const std::vector<std::unique_ptr<Reducer>>& reducers,
-                   const cl::CommandQueue& queue, const SelectedDevice& selected,
-                   const Options& options, const std::optional<ValuesView>& file,
-                   StreamRead& stream_read, std::ostream& out) {
+ExitCode run_sweep(const std::vector<std::unique_ptr<Reducer>>& reducers, const DeviceQueue& queues,
+                   const SelectedDevice& selected, const Options& options,
+                   const std::optional<ValuesView>& file, StreamRead& stream_read,
+                   std::ostream& out) {
     const auto& reducer = *reducers.front();
     const auto per_buffer = buffer_values(reducer.report(), reducer.type(), options.max_buffer);
     refuse_past_memory(reducer, options.length, per_buffer, file);
@@ -150,12 +149,12 @@ ExitCode run_sweep(const std::vector<std::unique_ptr<Reducer>>& reducers,
         if (options.verbosity == Verbosity::verbose)
             print_memory(out, reducer, options.length, per_buffer);
     }
-    const Input input(reducer, queue, options, file, per_buffer);
+    const Input input(reducer, queues.queue, options, file, per_buffer);
     std::vector<SweepRow> rows;
     for (const auto length : sweep_lengths(options.length))
         for (const auto& reducer : reducers)
             rows.push_back({reducer->op(), reducer->finish(),
-                            measure_noted(*reducer, queue, input, length, options, &stream_read)});
+                            measure_noted(*reducer, queues, input, length, options, &stream_read)});
     print_sweep(out, rows, options.format, reducer.report().name);
     out.flush();
     for (const auto& row : rows)

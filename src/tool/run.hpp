@@ -22,10 +22,9 @@ namespace clreduce {
 /// without one (repeatedly in benchmark mode), checks the result against the host reference
 /// and prints the report. A wrong result throws Failure(ExitCode::wrong_result) after the
 /// report is printed.
-ExitCode run_reduction(Reducer& reducer, const cl::CommandQueue& queue,
-                       const SelectedDevice& selected, const Options& options,
-                       const std::optional<ValuesView>& file, StreamRead* stream_read,
-                       std::ostream& out);
+ExitCode run_reduction(Reducer& reducer, const DeviceQueue& queues, const SelectedDevice& selected,
+                       const Options& options, const std::optional<ValuesView>& file,
+                       StreamRead* stream_read, std::ostream& out);
 
 /// --host-input: reduces the first options.length values of `file` (--input), or as many
 /// random values without one, that stay in host memory, streamed in chunks, and reports the
@@ -50,7 +49,7 @@ ExitCode run_split(const std::vector<SelectedDevice>& devices, const Options& op
 /// Throws Failure(ExitCode::unsupported) when `length` values do not fit in host memory.
 void refuse_past_host_memory(std::uint64_t length, std::size_t value_size);
 
-/// Throws Failure(ExitCode::wrong_result) naming the first run that misses the reference.
+/// Throws Failure(ExitCode::wrong_result) naming the first result that misses the reference.
 void refuse_wrong_result(const Measurement& measurement);
 
 /// 2^10, 2^11, ... up to `largest`, and `largest` itself (alone when below 2^10).
@@ -66,9 +65,9 @@ std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_q
 /// Benchmarks every power of two from 2^10 up to options.length (and options.length itself)
 /// on one input (`file`'s prefixes, or random values) with each reducer (all on one
 /// device), with the stream read beside it, and prints the table or CSV.
-ExitCode run_sweep(const std::vector<std::unique_ptr<Reducer>>& reducers,
-                   const cl::CommandQueue& queue, const SelectedDevice& selected,
-                   const Options& options, const std::optional<ValuesView>& file,
-                   StreamRead& stream_read, std::ostream& out);
+ExitCode run_sweep(const std::vector<std::unique_ptr<Reducer>>& reducers, const DeviceQueue& queues,
+                   const SelectedDevice& selected, const Options& options,
+                   const std::optional<ValuesView>& file, StreamRead& stream_read,
+                   std::ostream& out);
 
 } // namespace clreduce
