@@ -312,6 +312,7 @@ Reduction Reducer::run(const cl::CommandQueue& queue, const Piece& input,
                        std::chrono::steady_clock::time_point started, bool timed) {
     const auto passes = plan(input.length);
     const auto events = enqueue_passes(queue, passes, input, result_slot_, 0, {});
+    queue.flush(); // the passes start while the read is enqueued
     void* result = pinned_result(queue);
     cl::Event read;
     queue.enqueueReadBuffer(result_slot_, CL_FALSE, 0, value_size(), result, nullptr, &read);
