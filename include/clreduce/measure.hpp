@@ -100,8 +100,8 @@ struct Measurement {
 };
 
 /// Reduces the first `length` of `values` (already in `input`) `repeats` times and with the
-/// host reference. Each repeat reduces twice: on `queues.queue` for the device's times (runs),
-/// then on `queues.unprofiled` for the host's wait (waits). With `stream_read`, each profiled
+/// host reference: first on `queues.queue` for the device's times (runs), then as many times
+/// again on `queues.unprofiled` for the host's wait (waits). With `stream_read`, each profiled
 /// reduction is followed by a launch of the streaming read, so that both see the same cache and
 /// clock state. The values' origin decides how a floating-point sum is checked (check_for).
 Measurement measure(Reducer& reducer, const DeviceQueue& queues, const DeviceInput& input,
