@@ -212,8 +212,8 @@ Measurement measure(Reducer& reducer, const DeviceQueue& queues, const DeviceInp
     if (stream_read)
         measurement.stream_read_us = summarize(read_samples);
     // The waits come after the runs, back to back, as an application's reductions on its own
-    // queue do: NVIDIA's driver takes 2 to 3 us longer for the first command on a queue after
-    // another queue's (README), which a warm-up absorbs once rather than every repeat paying it.
+    // queue do: NVIDIA's driver takes 1.5 to 3.5 us longer for the first command on a queue
+    // after another queue's (README), which the warm-up absorbs once, not every repeat.
     repeat(repeats, [&](bool counted) {
         auto wait = reducer.reduce_timed(queues.unprofiled, pieces);
         if (counted)

@@ -10,7 +10,8 @@ namespace {
 /// lengthen the second pass (measured on an H100 and PoCL, see the README).
 constexpr std::size_t work_groups_per_compute_unit = 4;
 
-/// On CPUs, what a work-group past one per compute unit must have to read (for_cpu).
+/// On CPUs, the input each work-group takes once there is more than one per compute unit
+/// (for_cpu).
 constexpr std::uint64_t cpu_work_group_bytes = 256 * 1024;
 
 /// Four int4 loads per work-item, one per accumulator, before the work-group step is worth

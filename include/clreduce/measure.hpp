@@ -79,7 +79,7 @@ struct Measurement {
     // where the runs' own host_us is that wait (a split over several devices).
     std::vector<Reduction> waits;
     Reference expected;         // the host reference
-    Check check = Check::exact; // how the runs' results are held to it
+    Check check = Check::exact; // how the results are held to it
     double tolerance = 0;       // with Check::bound, the largest difference allowed
     Statistic host_reference_us;
     std::optional<Statistic> stream_read_us; // with a StreamRead, interleaved with the runs
