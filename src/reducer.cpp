@@ -3,6 +3,7 @@
 #include "clreduce/errors.hpp"
 #include "clreduce/profiling.hpp"
 #include "clreduce/source.hpp"
+#include "program.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -45,6 +46,8 @@ void wait_for(const cl::Event& event, const DeviceReport& report) {
         throw cl::Error(status, "waiting for the result");
 }
 
+} // namespace
+
 /// The program's kernel `name`. A program built without it is a failed build.
 cl::Kernel program_kernel(const cl::Device& device, const cl::Program& program,
                           const std::string& name) {
@@ -65,6 +68,8 @@ cl::Kernel program_kernel(const cl::Device& device, const cl::Program& program,
                         : log);
     }
 }
+
+namespace {
 
 /// Builds `source` for `device`; a compiler error becomes Error(Errc::kernel_build) carrying
 /// the build log.
@@ -111,6 +116,8 @@ ProgramCache& program_cache() {
     return *cache;
 }
 
+} // namespace
+
 /// The program for `key`, from the cache or built now. The build runs outside the lock, so
 /// that one thread's compile does not hold up another's cache hit; two threads that build the
 /// same program at once both compile, and the first one stored is kept.
@@ -128,6 +135,8 @@ cl::Program cached_program(const cl::Context& context, const cl::Device& device,
     const std::lock_guard<std::mutex> lock(cache.mutex);
     return cache.programs.emplace(std::move(key), std::move(program)).first->second;
 }
+
+namespace {
 
 /// The queue's properties; refuses an out-of-order queue, on which the passes would race.
 cl_command_queue_properties in_order_properties(const cl::CommandQueue& queue) {

@@ -42,6 +42,8 @@ ExitCode reduce_as_asked(int argc, char* argv[], std::ostream& out) {
     const auto values = file ? std::optional(file->values()) : std::nullopt;
 
     const auto devices = select_devices(options->triplet);
+    if (options->exact)
+        return run_exact(devices, *options, values, out);
     const auto kernel = reduce_kernel_source(options->kernel_dir);
     if (devices.size() > 1)
         return run_split(devices, *options, values, kernel, out);

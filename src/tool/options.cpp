@@ -156,7 +156,8 @@ constexpr const char* combination_rule =
     "the output is text (-v adds detail, -q keeps only the result), --json (one object) or, "
     "with --sweep, --csv, so -v and -q shape the text alone; --sweep and --json report one "
     "device; --host-input runs one length in one layout, so not with --sweep or --max-buffer; "
-    "--chunk needs --host-input, --allow-unreported an explicit --strategy. "
+    "--chunk needs --host-input, --allow-unreported an explicit --strategy; --exact has its "
+    "own kernel, so not with --strategy, --finish, --factor or --sweep, and runs once. "
     "--name=value is read as --name value.";
 
 } // namespace
@@ -204,6 +205,9 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     TCLAP::ValueArg<std::string> kernel_dir(
         "", "kernels", "Read reduce.cl from this folder instead of the copy built in", false, "",
         "folder", cmd);
+    TCLAP::SwitchArg exact(
+        "", "exact",
+        "Float sums: the exact sum rounded once, the same bits on every device and layout", cmd);
     TCLAP::SwitchArg csv("", "csv", "With --sweep: print CSV instead of a table", cmd);
     TCLAP::SwitchArg json("", "json", "Print one JSON object instead of text", cmd);
     TCLAP::SwitchArg sweep(
@@ -308,7 +312,13 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
                       {&quiet, &sweep},
                       {&host_input, &sweep},
                       {&host_input, &max_buffer},
-                      {&input, &seed}});
+                      {&input, &seed},
+                      {&exact, &sweep},
+                      {&exact, &path},
+                      {&exact, &finish},
+                      {&exact, &factor},
+                      {&exact, &iterations},
+                      {&exact, &cold}});
     if (kernel_dir.isSet() && kernel_dir.getValue().empty())
         usage_error("--kernels '' names no folder (leave it out to use the default)");
     if (chunk.isSet() && !host_input.isSet())
@@ -355,6 +365,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
         options.chunk = parse_count(chunk.getValue(), "--chunk");
         refuse_too_many_pieces(options.length, options.chunk, "--chunk", "chunks");
     }
+    options.exact = exact.isSet();
     options.seed = parse_unsigned(seed.getValue(), "--seed");
     if (input.isSet())
         options.input = input.getValue();

@@ -48,6 +48,7 @@ struct Options {
     std::uint64_t max_buffer = 0;    // values per device buffer; 0: CL_DEVICE_MAX_MEM_ALLOC_SIZE
     bool host_input = false;         // the input stays in host memory, streamed in chunks
     std::uint64_t chunk = 0;         // values per streamed chunk; 0: the default
+    bool exact = false;              // --exact: the exact sum, correctly rounded (float sums)
     std::uint64_t seed = 1;
     std::optional<std::string> input; // the file whose values are reduced; unset: random ones
     unsigned iterations = 1;

@@ -46,6 +46,13 @@ ExitCode run_split(const std::vector<SelectedDevice>& devices, const Options& op
                    const std::optional<ValuesView>& file, const std::string& kernel_text,
                    std::ostream& out);
 
+/// --exact: the exact sum of the first options.length values of `file` (--input), or as many
+/// random values without one, on `devices` (split in equal shares across several), in
+/// device buffers or streamed (--host-input), checked for identical bits against the host's
+/// exact sum (exit 1 otherwise). Float32 and float64 sums only (else exit 2).
+ExitCode run_exact(const std::vector<SelectedDevice>& devices, const Options& options,
+                   const std::optional<ValuesView>& file, std::ostream& out);
+
 /// Throws Failure(ExitCode::unsupported) when `length` values do not fit in host memory.
 void refuse_past_host_memory(std::uint64_t length, std::size_t value_size);
 

@@ -1,0 +1,173 @@
+// The exact sum of float or double values, as a lesson in reproducible reduction.
+//
+// A floating-point sum's result depends on the order of its additions, because each one
+// rounds. Integer addition does not round, so it is associative: any order of any tree gives
+// the same bits. This kernel therefore turns every value into an integer: the fixed-point
+// number whose unit is the type's smallest subnormal value (2^LOWEST_BIT), wide enough for
+// the type's largest value times 2^64. That integer is held in LIMBS signed 64-bit limbs,
+// each of which carries one 32-bit digit: a limb can take some 2^31 more digits before it
+// must carry into the next one, so carries are deferred until a work-item, a work-group or
+// the host normalises (normalise()). The host rounds the final integer once, to nearest even
+// (clreduce/exact.hpp), so the result is the exact sum correctly rounded, on every device.
+//
+// Speed: turning each value into digits costs some 20 instructions and a private array that
+// GPUs keep in memory. Most values never get there: each work-item first adds its values to
+// a short floating-point expansion (three doubles, kept in registers) with TwoSum, which is
+// exact; only what the expansion cannot hold spills into the digits (ExBLAS's design).
+//
+// Build options: -D VALUE=float|double, -D LIMBS=<limbs>, -D LOWEST_BIT=<-149|-1074>, and
+// -D VALUE_IS_FLOAT for float input. Needs cl_khr_fp64 (the expansion is in double, where
+// no sum of floats overflows) and 64-bit integers.
+//
+// An accumulator row, as both kernels write it and the host reads it: LIMBS limbs, least
+// significant first, then the counts of NaNs, of +infinities and of -infinities met, which
+// add up as integers too and decide the result when nonzero.
+
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+
+#define NAN_COUNT LIMBS
+#define POSITIVE_INFINITY_COUNT (LIMBS + 1)
+#define NEGATIVE_INFINITY_COUNT (LIMBS + 2)
+#define ROW_WIDTH (LIMBS + 3)
+
+#define DIGIT_BITS 32
+#define DIGIT_MASK 0xffffffffUL
+#define EXPANSION 3 // doubles of a work-item's expansion
+#define CHUNK 8     // the accumulator's entries a work-group merges at a time
+
+/// x as a double, exactly. A float is decoded from its bits, so that a device that flushes
+/// float subnormals to zero (as some GPUs' float units do) still adds them.
+inline double widen(VALUE x) {
+#ifdef VALUE_IS_FLOAT
+    const uint bits = as_uint(x);
+    const uint exponent = (bits >> 23) & 0xff;
+    if (exponent == 0xff)
+        return (double)x; // NaN or an infinity
+    const ulong mantissa = (bits & 0x7fffff) | (exponent != 0 ? 0x800000 : 0);
+    const int scale = (int)max(exponent, 1u) - 150; // of the mantissa's last bit
+    const double magnitude = (double)mantissa * as_double((ulong)(scale + 1023) << 52);
+    return (bits >> 31) != 0 ? -magnitude : magnitude;
+#else
+    return x;
+#endif
+}
+
+/// Adds the finite double x, a multiple of 2^LOWEST_BIT, to the digits: its 53-bit mantissa,
+/// shifted to its place, is cut into the three 32-bit digits it overlaps.
+void spill(long* accumulator, double x) {
+    const ulong bits = as_ulong(x);
+    const int exponent = (int)((bits >> 52) & 0x7ff);
+    ulong mantissa = (bits & 0xfffffffffffffUL) | (exponent != 0 ? 1UL << 52 : 0);
+    // The position of the mantissa's last bit above 2^LOWEST_BIT. A float's value widened to
+    // double lies on the float grid: its mantissa's bits below that grid are zero.
+    int position = max(exponent, 1) - 1075 - LOWEST_BIT;
+    if (position < 0) {
+        mantissa >>= -position;
+        position = 0;
+    }
+    const int limb = position / DIGIT_BITS;
+    const int shift = position % DIGIT_BITS;
+    // The shifted mantissa's 96 bits without a 128-bit type; the shifts stay below 64.
+    const long low = (long)((mantissa << shift) & DIGIT_MASK);
+    const long middle = (long)((mantissa >> (DIGIT_BITS - shift)) & DIGIT_MASK);
+    const long high = (long)((mantissa >> DIGIT_BITS) >> (DIGIT_BITS - shift));
+    const long sign = (bits >> 63) != 0 ? -1 : 1;
+    accumulator[limb] += sign * low;
+    accumulator[limb + 1] += sign * middle;
+    accumulator[limb + 2] += sign * high;
+}
+
+/// Adds x to the expansion without rounding. Each TwoSum leaves the rounded sum in one
+/// entry and carries its exact rounding error on to the next; what the last entry cannot
+/// take, or an addend whose sum would overflow, spills into the digits.
+inline void deposit(double x, double* expansion, long* accumulator) {
+#pragma unroll
+    for (int k = 0; k < EXPANSION; ++k) {
+        const double sum = expansion[k] + x;
+        const double virtual_x = sum - expansion[k];
+        const double error = (expansion[k] - (sum - virtual_x)) + (x - virtual_x);
+        if (!isfinite(error)) // the sum overflowed: the digits take x as it is
+            break;
+        expansion[k] = sum;
+        x = error;
+    }
+    if (x != 0)
+        spill(accumulator, x);
+}
+
+/// Counts a NaN or an infinity in its entry of the row.
+inline void count_special(double x, long* accumulator) {
+    const int entry = isnan(x) ? NAN_COUNT
+                      : x > 0  ? POSITIVE_INFINITY_COUNT
+                               : NEGATIVE_INFINITY_COUNT;
+    accumulator[entry] += 1;
+}
+
+/// Carries every limb's excess into the next, leaving digits in [0, 2^32) below the top
+/// limb, which keeps the sign: then up to 2^31 accumulators add up without overflow.
+void normalise(long* accumulator) {
+    long carry = 0;
+    for (int limb = 0; limb < LIMBS - 1; ++limb) {
+        const long sum = accumulator[limb] + carry;
+        accumulator[limb] = sum & (long)DIGIT_MASK;
+        carry = sum >> DIGIT_BITS; // arithmetic: a negative sum borrows
+    }
+    accumulator[LIMBS - 1] += carry;
+}
+
+/// Adds the work-group's accumulators, CHUNK entries at a time in local memory (`scratch`,
+/// CHUNK x the work-group size), and writes the sum to `row`. Any work-group size: the tree
+/// halves the active work-items, rounding up.
+void merge_work_group(const long* accumulator, local long* scratch, global long* row) {
+    const size_t item = get_local_id(0);
+    const size_t size = get_local_size(0);
+    for (int chunk = 0; chunk < ROW_WIDTH; chunk += CHUNK) {
+        for (int k = 0; k < CHUNK; ++k)
+            scratch[k * size + item] = chunk + k < ROW_WIDTH ? accumulator[chunk + k] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (size_t active = size; active > 1;) {
+            const size_t kept = (active + 1) / 2; // the lower half, rounded up
+            if (item < active - kept)
+                for (int k = 0; k < CHUNK; ++k)
+                    scratch[k * size + item] += scratch[k * size + item + kept];
+            active = kept;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (item < CHUNK && chunk + item < ROW_WIDTH)
+            row[chunk + item] = scratch[item * size];
+        barrier(CLK_LOCAL_MEM_FENCE); // the next chunk overwrites the scratch
+    }
+}
+
+/// The first pass: each work-group writes the exact sum of its share of the `length` values
+/// of `input` from `first` on as one row of `rows`, from row `first_row` on. Work-items read
+/// with the global size as stride, so neighbours read neighbouring values (coalesced).
+kernel void exact_partials(global const VALUE* input, ulong first, ulong length,
+                           global long* rows, ulong first_row, local long* scratch) {
+    long accumulator[ROW_WIDTH] = {0};
+    double expansion[EXPANSION] = {0};
+    for (ulong i = get_global_id(0); i < length; i += get_global_size(0)) {
+        const double x = widen(input[first + i]);
+        if (isfinite(x))
+            deposit(x, expansion, accumulator);
+        else
+            count_special(x, accumulator);
+    }
+    for (int k = 0; k < EXPANSION; ++k)
+        if (expansion[k] != 0)
+            spill(accumulator, expansion[k]);
+    normalise(accumulator);
+    merge_work_group(accumulator, scratch, rows + (first_row + get_group_id(0)) * ROW_WIDTH);
+}
+
+/// The second pass: each work-group adds up `count` rows of `rows` (a share of them, with
+/// the global size as stride) into one row of `merged`.
+kernel void exact_merge(global const long* rows, ulong count, global long* merged,
+                        local long* scratch) {
+    long accumulator[ROW_WIDTH] = {0};
+    for (ulong row = get_global_id(0); row < count; row += get_global_size(0))
+        for (int entry = 0; entry < ROW_WIDTH; ++entry)
+            accumulator[entry] += rows[row * ROW_WIDTH + entry];
+    normalise(accumulator);
+    merge_work_group(accumulator, scratch, merged + get_group_id(0) * ROW_WIDTH);
+}

@@ -1,0 +1,116 @@
+// The exact sum on one device: exact_sum.cl's first pass over each piece into accumulator
+// rows, one merge of those rows, and the merged row read back for the host to round.
+
+#include "clreduce/capabilities.hpp"
+#include "clreduce/errors.hpp"
+#include "clreduce/exact.hpp"
+#include "clreduce/profiling.hpp"
+#include "program.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace clreduce {
+namespace {
+
+constexpr std::size_t default_work_group_size = 256;
+constexpr std::size_t work_groups_per_compute_unit = 4;
+constexpr std::size_t merge_chunk = 8; // exact_sum.cl's CHUNK: the scratch holds 8 entries each
+
+std::string exact_build_options(DataType type) {
+    return "-D VALUE=" + std::string(info(type).cl_name) +
+           " -D LIMBS=" + std::to_string(ExactAccumulator::limbs(type)) +
+           " -D LOWEST_BIT=" + std::to_string(ExactAccumulator::lowest_bit(type)) +
+           (type == DataType::float32 ? " -D VALUE_IS_FLOAT" : "");
+}
+
+/// The work-group size to run: `requested`, or the default, within what both kernels and
+/// the device's local memory take; a request past those is refused.
+std::size_t settle_work_group_size(std::size_t requested, const cl::Device& device,
+                                   const std::vector<cl::Kernel>& kernels,
+                                   std::uint64_t local_memory) {
+    std::size_t largest = local_memory / (merge_chunk * sizeof(cl_long));
+    for (const auto& kernel : kernels)
+        largest = std::min(largest, kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device));
+    if (requested > largest)
+        throw Error(Errc::unsupported, "work-group size " + std::to_string(requested) +
+                                           " is past the exact sum's largest on this device, " +
+                                           std::to_string(largest));
+    return requested != 0 ? requested : std::min(default_work_group_size, largest);
+}
+
+} // namespace
+
+ExactSum::ExactSum(const cl::Context& context, const cl::Device& device, DataType type,
+                   std::size_t work_group_size, std::string_view kernel_text) try
+    : type_(type)
+    , context_(context)
+    , device_(device) {
+    if (!exact_sums(type))
+        throw Error(Errc::unsupported, "--exact sums float or double values, not " + name_of(type));
+    const auto report = query_report(device);
+    // The digits are 64-bit integers and the expansion is in double, for float input too.
+    require_type_support(report, DataType::int64);
+    require_type_support(report, DataType::float64);
+    const auto program =
+        cached_program(context, device, std::string(kernel_text), exact_build_options(type));
+    partials_ = program_kernel(device, program, "exact_partials");
+    merge_ = program_kernel(device, program, "exact_merge");
+    work_group_size_ =
+        settle_work_group_size(work_group_size, device, {partials_, merge_}, report.local_memory);
+    work_groups_ = report.compute_units * work_groups_per_compute_unit;
+    merged_ =
+        cl::Buffer(context, CL_MEM_READ_WRITE, ExactAccumulator::row_width(type) * sizeof(cl_long));
+} catch (const cl::Error& error) {
+    throw Error(error);
+}
+
+ExactAccumulator ExactSum::accumulate(const cl::CommandQueue& queue,
+                                      const std::vector<Piece>& pieces, ExactTimes* times) try {
+    const auto row_bytes = ExactAccumulator::row_width(type_) * sizeof(cl_long);
+    const auto rows = std::max<std::size_t>(1, pieces.size() * work_groups_);
+    if (rows_capacity_ < rows) {
+        rows_ = cl::Buffer(context_, CL_MEM_READ_WRITE, rows * row_bytes);
+        rows_capacity_ = rows;
+    }
+    const auto scratch = cl::Local(merge_chunk * work_group_size_ * sizeof(cl_long));
+    std::vector<cl::Event> events;
+    const cl::NDRange local(work_group_size_);
+    const cl::NDRange first_pass(work_groups_ * work_group_size_);
+    cl_ulong first_row = 0;
+    for (const auto& piece : pieces) {
+        partials_.setArg(0, piece.buffer);
+        partials_.setArg(1, static_cast<cl_ulong>(piece.first));
+        partials_.setArg(2, static_cast<cl_ulong>(piece.length));
+        partials_.setArg(3, rows_);
+        partials_.setArg(4, first_row);
+        partials_.setArg(5, scratch);
+        events.emplace_back();
+        queue.enqueueNDRangeKernel(partials_, cl::NullRange, first_pass, local, nullptr,
+                                   &events.back());
+        first_row += work_groups_;
+    }
+    merge_.setArg(0, rows_);
+    merge_.setArg(1, first_row);
+    merge_.setArg(2, merged_);
+    merge_.setArg(3, scratch);
+    events.emplace_back();
+    queue.enqueueNDRangeKernel(merge_, cl::NullRange, local, local, nullptr, &events.back());
+    std::vector<cl_long> row(ExactAccumulator::row_width(type_));
+    queue.enqueueReadBuffer(merged_, CL_TRUE, 0, row_bytes, row.data());
+
+    ExactAccumulator sum(type_);
+    sum.add_row(row.data());
+    const bool profiled = (queue.getInfo<CL_QUEUE_PROPERTIES>() & CL_QUEUE_PROFILING_ENABLE) != 0;
+    if (times != nullptr && profiled) {
+        times->launch_us.clear();
+        for (const auto& event : events)
+            times->launch_us.push_back(command_us(event));
+        times->span_us = span_us(events.front(), events.back());
+    }
+    return sum;
+} catch (const cl::Error& error) {
+    throw Error(error);
+}
+
+} // namespace clreduce

@@ -1,0 +1,195 @@
+// --exact: the exact sum, correctly rounded, on one device or split across several, the
+// input in device buffers (--max-buffer) or streamed from host memory in chunks
+// (--host-input, --chunk). Every layout gives the same accumulator rows, which add up as
+// integers on the host, so the result's bits never depend on it. The check is equality with
+// the host's exact sum, computed another way (docs/exact-sums.md).
+
+#include "clreduce/exact.hpp"
+#include "clreduce/input.hpp"
+#include "clreduce/measure.hpp"
+#include "clreduce/reference.hpp"
+#include "clreduce/source.hpp"
+#include "clreduce/split.hpp"
+#include "tool/progress.hpp"
+#include "tool/report.hpp"
+#include "tool/run.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <ostream>
+
+namespace clreduce {
+namespace {
+
+/// The default chunk of --host-input: 64 MiB, as the plain stream's.
+constexpr std::uint64_t default_chunk_bytes = std::uint64_t{64} << 20;
+
+/// One device's part: its share of the values and the engine that sums them.
+struct ExactShare {
+    ExactShare(const SelectedDevice& selected, const Options& options, const std::string& kernel)
+        : selected(selected)
+        , queue(selected.device)
+        , exact_sum(queue.context, queue.device, options.type, options.work_group_size, kernel) {}
+    SelectedDevice selected;
+    DeviceQueue queue;
+    ExactSum exact_sum;
+    ValuesView values;
+};
+
+/// The exact sum of `values`, uploaded to the share's device in buffers of at most
+/// `per_buffer` values.
+ExactAccumulator sum_in_buffers(ExactShare& share, const ValuesView& values,
+                                std::uint64_t per_buffer, ExactTimes& times) {
+    const DeviceInput input(share.queue.context, share.queue.queue, values, per_buffer);
+    return share.exact_sum.accumulate(share.queue.queue, input.prefix(values.length), &times);
+}
+
+/// The share's exact sum streamed from host memory in chunks of `chunk` values, each chunk
+/// uploaded and summed in turn; the chunks' accumulators add up on the host.
+ExactAccumulator sum_streamed(ExactShare& share, std::uint64_t chunk, ExactTimes& times) {
+    ExactAccumulator sum(share.values.type);
+    for (std::uint64_t first = 0; first < share.values.length; first += chunk) {
+        const auto part = share.values.part(first, std::min(chunk, share.values.length - first));
+        ExactTimes chunk_times;
+        sum.add(sum_in_buffers(share, part, part.length, chunk_times));
+        times.span_us += chunk_times.span_us;
+        times.launch_us.insert(times.launch_us.end(), chunk_times.launch_us.begin(),
+                               chunk_times.launch_us.end());
+    }
+    return sum;
+}
+
+/// Whether two results are the same bits; every NaN is the same.
+bool identical(const Scalar& a, const Scalar& b) {
+    return std::visit(
+        [&](auto x) {
+            const auto y = std::get<decltype(x)>(b);
+            if (std::isnan(static_cast<double>(x)))
+                return std::isnan(static_cast<double>(y));
+            return std::memcmp(&x, &y, sizeof x) == 0;
+        },
+        a);
+}
+
+void refuse_inexact_op(const Options& options) {
+    if (options.op != Op::sum || !exact_sums(options.type))
+        throw Failure(ExitCode::usage, "--exact sums float or double values (--op sum), not " +
+                                           name_of(options.op) + " of " + name_of(options.type));
+}
+
+/// The exact kernel's text: exact_sum.cl from --kernels, or the copy built in.
+std::string exact_kernel_text(const Options& options) {
+    if (options.kernel_dir.empty())
+        return std::string(embedded_exact_kernel_source());
+    return read_kernel_file("exact_sum.cl", {options.kernel_dir});
+}
+
+struct ExactOutcome {
+    Scalar result;
+    Scalar expected;
+    std::vector<ExactTimes> times; // one per share
+    double host_us = 0;            // first upload to the rounded result
+};
+
+void print_exact(std::ostream& out, const ExactOutcome& outcome,
+                 const std::vector<ExactShare>& shares, const Options& options) {
+    const bool valid = identical(outcome.result, outcome.expected);
+    if (options.format == Format::json) {
+        out << "{\"exact\": true, \"op\": \"sum\", \"type\": " << json_string(name_of(options.type))
+            << ", \"length\": " << options.length << ", \"devices\": [";
+        for (std::size_t i = 0; i < shares.size(); ++i)
+            out << (i ? ", " : "") << json_string(shares[i].queue.device.getInfo<CL_DEVICE_NAME>());
+        out << "], \"result\": " << json_string(to_string(outcome.result))
+            << ", \"expected\": " << json_string(to_string(outcome.expected))
+            << ", \"check\": \"identical\", \"valid\": " << (valid ? "true" : "false")
+            << ", \"host_us\": " << fixed(outcome.host_us) << "}\n";
+        return;
+    }
+    if (options.verbosity == Verbosity::quiet) {
+        out << to_string(outcome.result) << '\n';
+        return;
+    }
+    out << "clreduce --exact: sum of " << options.length << ' ' << name_of(options.type)
+        << " values, rounded once to nearest even\n";
+    for (std::size_t i = 0; i < shares.size(); ++i)
+        out << "  device " << shares[i].selected.device_index << " '"
+            << shares[i].queue.device.getInfo<CL_DEVICE_NAME>() << "': " << shares[i].values.length
+            << " values, work-groups " << shares[i].exact_sum.work_groups() << " x "
+            << shares[i].exact_sum.work_group_size() << ", " << outcome.times[i].launch_us.size()
+            << " launches, span " << fixed(outcome.times[i].span_us) << " us\n";
+    out << "  host: " << fixed(outcome.host_us) << " us, first upload to the rounded result\n";
+    out << "result " << to_string(outcome.result)
+        << (valid ? " (identical to the host's exact sum, computed another way)"
+                  : " (WRONG: the host's exact sum is " + to_string(outcome.expected) + ")")
+        << '\n';
+}
+
+} // namespace
+
+ExitCode run_exact(const std::vector<SelectedDevice>& devices, const Options& options,
+                   const std::optional<ValuesView>& file, std::ostream& out) {
+    refuse_inexact_op(options);
+    const auto kernel = exact_kernel_text(options);
+    HostValues drawn;
+    ValuesView values;
+    if (file) {
+        values = file->part(0, options.length);
+    } else {
+        refuse_past_host_memory(options.length, info(options.type).size);
+        const Progress note("generating " + std::to_string(options.length) + " random " +
+                            name_of(options.type) + " values");
+        drawn = random_values(options.type, Op::sum, options.length, options.seed);
+        values = drawn;
+    }
+    // Equal shares: the accumulators' sum does not depend on where the values were summed.
+    const auto lengths = split_shares(
+        options.length,
+        std::vector<double>(std::min<std::uint64_t>(devices.size(), options.length), 1.0));
+    std::vector<ExactShare> shares;
+    shares.reserve(lengths.size());
+    std::uint64_t first = 0;
+    for (std::size_t i = 0; i < lengths.size(); ++i) {
+        shares.emplace_back(devices[i], options, kernel);
+        shares.back().values = values.part(first, lengths[i]);
+        first += lengths[i];
+    }
+
+    ExactOutcome outcome;
+    ExactAccumulator total(options.type);
+    const auto started = std::chrono::steady_clock::now();
+    for (auto& share : shares) {
+        ExactTimes times;
+        const auto size = info(options.type).size;
+        if (options.host_input) {
+            const auto chunk = options.chunk != 0
+                                   ? options.chunk
+                                   : std::max<std::uint64_t>(1, default_chunk_bytes / size);
+            total.add(sum_streamed(share, chunk, times));
+        } else {
+            const auto per_buffer =
+                buffer_values(query_report(share.queue.device), options.type, options.max_buffer);
+            total.add(sum_in_buffers(share, share.values, per_buffer, times));
+        }
+        outcome.times.push_back(std::move(times));
+    }
+    outcome.result = total.rounded();
+    outcome.host_us =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started)
+            .count();
+    {
+        const Progress note("the host's exact sum of " + std::to_string(options.length) +
+                            " values");
+        outcome.expected = exact_host_sum(values);
+    }
+    print_exact(out, outcome, shares, options);
+    out.flush();
+    if (!identical(outcome.result, outcome.expected))
+        throw Failure(ExitCode::wrong_result,
+                      "wrong result for length " + std::to_string(options.length) +
+                          ": the device gave " + to_string(outcome.result) +
+                          ", the host's exact sum is " + to_string(outcome.expected));
+    return ExitCode::success;
+}
+
+} // namespace clreduce
