@@ -133,8 +133,8 @@ void merge_work_group(const long* accumulator, local long* scratch, global long*
             active = kept;
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-        if (item < CHUNK && chunk + item < ROW_WIDTH)
-            row[chunk + item] = scratch[item * size];
+        for (size_t k = item; k < CHUNK && chunk + k < ROW_WIDTH; k += size)
+            row[chunk + k] = scratch[k * size];
         barrier(CLK_LOCAL_MEM_FENCE); // the next chunk overwrites the scratch
     }
 }

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""--exact against an independent oracle: Python's exact rational arithmetic.
+
+For each adversarial input (huge cancellation, magnitudes from subnormals to the largest
+value, ties to even, all-equal values, alternating signs, overflow, NaN and infinities),
+writes the values as a raw file, computes their exact sum with fractions.Fraction rounded
+once to nearest even in the file's type, and runs `clreduce --exact --input file -q` in
+every layout: work-group sizes, buffers (--max-buffer), host-input chunks (--chunk), and a
+split across two devices where POCL_DEVICES="pthread pthread" gives them. Every run must
+print the oracle's bits. With --mutants DIR, each folder in DIR holds a broken exact_sum.cl
+that must make clreduce exit 1 on the inputs with cancellation.
+
+Usage: check_exact.py CLREDUCE WORK_DIR [--mutants DIR]
+"""
+
+import math
+import os
+import random
+import struct
+import subprocess
+import sys
+from fractions import Fraction
+
+FORMATS = {  # type: (struct code, precision, lowest exponent of the last bit, max exponent)
+    "float": ("f", 24, -149, 128),
+    "double": ("d", 53, -1074, 1024),
+}
+
+
+def round_to(value, type_name):
+    """The exact rational `value` rounded once to nearest even in `type_name` (a float)."""
+    _, precision, lowest, max_exponent = FORMATS[type_name]
+    if value == 0:
+        return 0.0
+    magnitude = abs(value)
+    exponent = magnitude.numerator.bit_length() - magnitude.denominator.bit_length()
+    if Fraction(2) ** exponent > magnitude:
+        exponent -= 1
+    unit = Fraction(2) ** max(exponent - precision + 1, lowest)
+    rounded = round(magnitude / unit) * unit  # round() of a Fraction: ties to even
+    result = math.inf if rounded >= Fraction(2) ** max_exponent else float(rounded)
+    return -result if value < 0 else result
+
+
+def exact_sum(values, type_name):
+    if any(math.isnan(x) for x in values) or (math.inf in values and -math.inf in values):
+        return math.nan
+    if math.inf in values or -math.inf in values:
+        return math.inf if math.inf in values else -math.inf
+    return round_to(sum(Fraction(x) for x in values), type_name)
+
+
+def on_grid(x, type_name):
+    """x as a value of the type (round-trip through its bytes)."""
+    code = FORMATS[type_name][0]
+    return struct.unpack("<" + code, struct.pack("<" + code, x))[0]
+
+
+def wide_range(type_name, count, rng):
+    """Random signs and exponents from the smallest subnormal to 2^-12 of the largest value,
+    so that no sum of them overflows."""
+    _, _, lowest, max_exponent = FORMATS[type_name]
+    return [on_grid(rng.choice((-1, 1)) * math.ldexp(rng.random(),
+                                                   rng.randint(lowest, max_exponent - 12)),
+                    type_name) for _ in range(count)]
+
+
+def cases(type_name):
+    """(name, values) of the adversarial inputs for `type_name`."""
+    rng = random.Random(22)
+    code, precision, lowest, max_exponent = FORMATS[type_name]
+    largest = on_grid(math.ldexp(1 - 2.0**-precision, max_exponent), type_name)
+    tiny = math.ldexp(1, lowest)
+    half_ulp_of_one = math.ldexp(1, -precision)
+    big = 1e8 if type_name == "float" else 1e17
+    yield "cancellation", [big, 1.0, -big] * 100000
+    yield "wide-range", wide_range(type_name, 20011, rng)
+    for odd in (1, 3, 5, 7):  # 1 + odd half-ulps: a tie, rounding down, up, down, up to even
+        noise = [v for i in range(500) for v in (math.ldexp(1 + i, 40), -math.ldexp(1 + i, 40))]
+        yield "tie-%d" % odd, noise[:500] + [1.0] + [half_ulp_of_one] * odd + noise[500:]
+    yield "all-equal", [on_grid(0.1, type_name)] * 100003
+    yield "alternating", [on_grid((-1) ** i * (i + 0.1) / 3, type_name) for i in range(50001)]
+    yield "subnormals", [tiny] * 1001 + [-tiny] * 3
+    yield "overflow-up", [largest] * 3
+    yield "overflow-down", [-largest, -largest]
+    yield "no-overflow", [largest, largest, -largest]
+    yield "tie-at-the-top", [largest, math.ldexp(1, max_exponent - precision - 1)]
+    yield "below-the-top", [largest, math.ldexp(1, max_exponent - precision - 2)]
+    yield "zero", [1.0, -1.0, 0.5, -0.5] * 7
+    yield "nan", [1.0, math.nan, 2.0] * 5
+    yield "both-infinities", [math.inf, 1.0, -math.inf]
+    yield "infinity", [1.0, math.inf, largest, largest]
+    yield "negative-infinity", [largest, -math.inf, largest]
+
+
+def bits(x, type_name):
+    if math.isnan(x):
+        return "nan"
+    return struct.pack("<" + FORMATS[type_name][0], x).hex()
+
+
+def run(clreduce, arguments, environment=None):
+    env = dict(os.environ)
+    env.update(environment or {})
+    return subprocess.run([clreduce] + arguments, capture_output=True, text=True, env=env)
+
+
+def layouts(length):
+    """The options of each layout to run, and the environment it needs."""
+    yield ["-t", "cpu"], {}
+    yield ["-t", "cpu", "-w", "1"], {}
+    yield ["-t", "cpu", "-w", "64"], {}
+    yield ["-t", "cpu", "--max-buffer", str(max(1, length // 3))], {}
+    yield ["-t", "cpu", "--host-input", "--chunk", str(length // 5 + 1)], {}
+    yield ["-t", "cpu", "-d", "0,1"], {"POCL_DEVICES": "pthread pthread"}
+
+
+def check(clreduce, work_dir):
+    failures = 0
+    for type_name in FORMATS:
+        for name, values in cases(type_name):
+            path = os.path.join(work_dir, "%s-%s.raw" % (type_name, name))
+            with open(path, "wb") as file:
+                file.write(struct.pack("<%d%s" % (len(values), FORMATS[type_name][0]), *values))
+            expected = bits(exact_sum(values, type_name), type_name)
+            for options, environment in layouts(len(values)):
+                arguments = ["--exact", "--input", path, "--data-type", type_name, "-l",
+                             str(len(values)), "-q"] + options
+                result = run(clreduce, arguments, environment)
+                printed = result.stdout.strip()
+                got = bits(float(printed), type_name) if result.returncode == 0 else None
+                if got != expected:
+                    failures += 1
+                    print("FAIL %s %s %s: exit %d, printed %r (%s), the oracle's bits %s\n%s"
+                          % (type_name, name, " ".join(options), result.returncode, printed,
+                             got, expected, result.stderr))
+            print("ok %s %s: %s" % (type_name, name, expected))
+    return failures
+
+
+def check_mutants(clreduce, work_dir, mutant_dir):
+    """Every mutant must fail (exit 1) on the inputs with cancellation, where each value
+    counts: a lost value below half an ulp of the sum changes no correctly rounded result."""
+    failures = 0
+    for mutant in sorted(os.listdir(mutant_dir)):
+        for type_name in FORMATS:
+            for name in ("cancellation", "alternating"):
+                path = os.path.join(work_dir, "%s-%s.raw" % (type_name, name))
+                result = run(clreduce, ["--exact", "--input", path, "--data-type", type_name, "-t", "cpu",
+                                        "--kernels", os.path.join(mutant_dir, mutant)])
+                verdict = "ok" if result.returncode == 1 else "FAIL"
+                failures += verdict == "FAIL"
+                print("%s mutant %s on %s %s: exit %d" % (verdict, mutant, type_name, name,
+                                                         result.returncode))
+    return failures
+
+
+def main():
+    clreduce, work_dir = sys.argv[1], sys.argv[2]
+    os.makedirs(work_dir, exist_ok=True)
+    failures = check(clreduce, work_dir)
+    if len(sys.argv) > 4 and sys.argv[3] == "--mutants":
+        failures += check_mutants(clreduce, work_dir, sys.argv[4])
+    print("%d failures" % failures)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
