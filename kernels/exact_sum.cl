@@ -15,8 +15,8 @@
 // a short floating-point expansion (three doubles, kept in registers) with TwoSum, which is
 // exact; only what the expansion cannot hold spills into the digits (ExBLAS's design).
 //
-// Build options: -D VALUE=float|double, -D LIMBS=<limbs>, -D LOWEST_BIT=<-149|-1074>, and
-// -D VALUE_IS_FLOAT for float input. Needs cl_khr_fp64 (the expansion is in double, where
+// Build options: -D VALUE=float|double, -D LIMBS=<limbs>, -D LOWEST_BIT=<-149|-1074>,
+// -D VALUE_IS_FLOAT for float input, and -D CONTIGUOUS on CPUs. Needs cl_khr_fp64 (the expansion is in double, where
 // no sum of floats overflows) and 64-bit integers.
 //
 // An accumulator row, as both kernels write it and the host reads it: LIMBS limbs, least
@@ -78,11 +78,12 @@ void spill(long* accumulator, double x) {
 }
 
 /// Adds x to the expansion without rounding. Each TwoSum leaves the rounded sum in one
-/// entry and carries its exact rounding error on to the next; what the last entry cannot
-/// take, or an addend whose sum would overflow, spills into the digits.
+/// entry and carries its exact rounding error on to the next, usually none: most values
+/// cost one TwoSum. What the last entry cannot take, or an addend whose sum would
+/// overflow, spills into the digits.
 inline void deposit(double x, double* expansion, long* accumulator) {
 #pragma unroll
-    for (int k = 0; k < EXPANSION; ++k) {
+    for (int k = 0; k < EXPANSION && x != 0; ++k) {
         const double sum = expansion[k] + x;
         const double virtual_x = sum - expansion[k];
         const double error = (expansion[k] - (sum - virtual_x)) + (x - virtual_x);
@@ -140,13 +141,25 @@ void merge_work_group(const long* accumulator, local long* scratch, global long*
 }
 
 /// The first pass: each work-group writes the exact sum of its share of the `length` values
-/// of `input` from `first` on as one row of `rows`, from row `first_row` on. Work-items read
-/// with the global size as stride, so neighbours read neighbouring values (coalesced).
+/// of `input` from `first` on as one row of `rows`, from row `first_row` on. On a GPU,
+/// work-items read with the global size as stride, so neighbours read neighbouring values
+/// (coalesced); on a CPU (-D CONTIGUOUS) each reads a run of its own, as a core's cache
+/// wants.
 kernel void exact_partials(global const VALUE* input, ulong first, ulong length,
                            global long* rows, ulong first_row, local long* scratch) {
     long accumulator[ROW_WIDTH] = {0};
     double expansion[EXPANSION] = {0};
-    for (ulong i = get_global_id(0); i < length; i += get_global_size(0)) {
+#ifdef CONTIGUOUS
+    const ulong run = (length + get_global_size(0) - 1) / get_global_size(0);
+    const ulong start = get_global_id(0) * run;
+    const ulong end = min(start + run, length);
+    const ulong step = 1;
+#else
+    const ulong start = get_global_id(0);
+    const ulong end = length;
+    const ulong step = get_global_size(0);
+#endif
+    for (ulong i = start; i < end; i += step) {
         const double x = widen(input[first + i]);
         if (isfinite(x))
             deposit(x, expansion, accumulator);

@@ -234,27 +234,28 @@ Scalar ExactAccumulator::rounded() const {
 }
 
 Scalar exact_host_sum(const ValuesView& values) {
-    require_exact_type(values.type);
-    return visit_type(values.type, [&](auto zero) -> Scalar {
-        using T = decltype(zero);
-        if constexpr (!std::is_floating_point_v<T>) {
-            return zero; // not reached: refused above
-        } else {
-            const auto* data = static_cast<const T*>(values.data);
-            const std::uint64_t chunks = std::max(1u, std::thread::hardware_concurrency());
-            const auto per_chunk = (values.length + chunks - 1) / chunks;
-            std::vector<std::future<ExactAccumulator>> parts;
-            for (std::uint64_t first = 0; first < values.length; first += per_chunk)
-                parts.push_back(std::async(std::launch::async, [=] {
-                    return expansion_sum(values.type, data + first,
-                                         std::min(per_chunk, values.length - first));
-                }));
-            ExactAccumulator sum(values.type);
-            for (auto& part : parts)
-                sum.add(part.get());
-            return sum.rounded();
-        }
-    });
+    return exact_host_sum(values.type, {values});
+}
+
+Scalar exact_host_sum(DataType type, const std::vector<ValuesView>& spans) {
+    require_exact_type(type);
+    const std::uint64_t threads = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::future<ExactAccumulator>> parts;
+    for (const auto& span : spans) {
+        const auto per_chunk = std::max<std::uint64_t>(1, (span.length + threads - 1) / threads);
+        for (std::uint64_t first = 0; first < span.length; first += per_chunk)
+            parts.push_back(std::async(std::launch::async, [=] {
+                const auto part = span.part(first, std::min(per_chunk, span.length - first));
+                return type == DataType::float32
+                           ? expansion_sum(type, static_cast<const float*>(part.data), part.length)
+                           : expansion_sum(type, static_cast<const double*>(part.data),
+                                           part.length);
+            }));
+    }
+    ExactAccumulator sum(type);
+    for (auto& part : parts)
+        sum.add(part.get());
+    return sum.rounded();
 }
 
 } // namespace clreduce

@@ -17,11 +17,12 @@ constexpr std::size_t default_work_group_size = 256;
 constexpr std::size_t work_groups_per_compute_unit = 4;
 constexpr std::size_t merge_chunk = 8; // exact_sum.cl's CHUNK: the scratch holds 8 entries each
 
-std::string exact_build_options(DataType type) {
+std::string exact_build_options(DataType type, const DeviceReport& report) {
     return "-D VALUE=" + std::string(info(type).cl_name) +
            " -D LIMBS=" + std::to_string(ExactAccumulator::limbs(type)) +
            " -D LOWEST_BIT=" + std::to_string(ExactAccumulator::lowest_bit(type)) +
-           (type == DataType::float32 ? " -D VALUE_IS_FLOAT" : "");
+           (type == DataType::float32 ? " -D VALUE_IS_FLOAT" : "") +
+           (reads_contiguous_runs(report) ? " -D CONTIGUOUS" : "");
 }
 
 /// The work-group size to run: `requested`, or the default, within what both kernels and
@@ -53,7 +54,7 @@ ExactSum::ExactSum(const cl::Context& context, const cl::Device& device, DataTyp
     require_type_support(report, DataType::int64);
     require_type_support(report, DataType::float64);
     const auto program =
-        cached_program(context, device, std::string(kernel_text), exact_build_options(type));
+        cached_program(context, device, std::string(kernel_text), exact_build_options(type, report));
     partials_ = program_kernel(device, program, "exact_partials");
     merge_ = program_kernel(device, program, "exact_merge");
     work_group_size_ =

@@ -1,5 +1,7 @@
 #include "clreduce/reference.hpp"
 
+#include "clreduce/exact.hpp"
+
 #include <cstring>
 #include <execution>
 #include <numeric>
@@ -69,25 +71,20 @@ int lowest_bit_exponent(double x) {
     return (biased == 0 ? -1074 : biased - 1075) + __builtin_ctzll(significand);
 }
 
-/// A running sum that keeps the rounding error of each addition (Neumaier's variant of
-/// Kahan's summation), and beside it the sum of the finite values' magnitudes and the
-/// lowest bit any of them sets.
-class CompensatedSum {
+/// The sum of the finite values' magnitudes and the lowest bit any of them sets: what the
+/// check of a plain floating-point sum needs to know of the values.
+class Magnitudes {
 public:
     void add(double x) {
-        accumulate(x);
         if (std::isfinite(x) && x != 0) {
             magnitude_ += std::abs(x);
             lowest_bit_ = std::min(lowest_bit_, lowest_bit_exponent(x));
         }
     }
-    void add(const CompensatedSum& other) {
-        accumulate(other.sum_);
-        accumulate(other.error_);
+    void add(const Magnitudes& other) {
         magnitude_ += other.magnitude_;
         lowest_bit_ = std::min(lowest_bit_, other.lowest_bit_);
     }
-    double value() const { return sum_ + error_; }
     double magnitude() const { return magnitude_; }
     double grain() const {
         return lowest_bit_ == no_bit ? std::numeric_limits<double>::infinity()
@@ -95,29 +92,18 @@ public:
     }
 
 private:
-    void accumulate(double x) {
-        const double total = sum_ + x;
-        // Past a NaN or an infinity the sum is what IEEE addition makes it, and the error
-        // term, inf - inf there, would turn an infinite sum into NaN.
-        if (std::isfinite(total))
-            error_ += std::abs(sum_) >= std::abs(x) ? (sum_ - total) + x : (x - total) + sum_;
-        sum_ = total;
-    }
-
     static constexpr int no_bit = std::numeric_limits<int>::max();
-    double sum_ = 0;
-    double error_ = 0;
     double magnitude_ = 0;
     int lowest_bit_ = no_bit;
 };
 
 template <typename T>
 Reference floating_sum(const std::vector<ValuesView>& spans) {
-    std::vector<CompensatedSum> totals(spans.size());
+    std::vector<Magnitudes> totals(spans.size());
     for (std::size_t s = 0; s < spans.size(); ++s) {
         const auto* values = static_cast<const T*>(spans[s].data);
         const auto length = spans[s].length;
-        std::vector<CompensatedSum> chunks((length + chunk - 1) / chunk);
+        std::vector<Magnitudes> chunks((length + chunk - 1) / chunk);
         for_each_chunk(length, [&](std::uint64_t begin, std::uint64_t end) {
             for (std::uint64_t i = begin; i < end; ++i)
                 chunks[begin / chunk].add(static_cast<double>(values[i]));
@@ -125,10 +111,11 @@ Reference floating_sum(const std::vector<ValuesView>& spans) {
         for (const auto& part : chunks)
             totals[s].add(part);
     }
-    CompensatedSum total;
+    Magnitudes total;
     for (const auto& part : totals)
         total.add(part);
-    return {static_cast<T>(total.value()), {}, total.magnitude(), total.grain()};
+    const auto type = std::is_same_v<T, float> ? DataType::float32 : DataType::float64;
+    return {exact_host_sum(type, spans), {}, total.magnitude(), total.grain()};
 }
 
 template <typename T>
@@ -192,8 +179,8 @@ std::string host_reduce_method(Op op, DataType type) {
     const std::string backend = "no parallel backend: sequential";
 #endif
     if (info(type).floating() && op == Op::sum)
-        return "compensated (Neumaier) sum in double, chunks of " + std::to_string(chunk) +
-               " under std::for_each(par), " + backend;
+        return "exact sum rounded once (Shewchuk's expansions in double, a chunk per "
+               "thread)";
     return "std::reduce(par_unseq), " + backend;
 }
 

@@ -67,6 +67,8 @@ private:
 /// (as Python's math.fsum), in chunks run in parallel; an accumulator adds the chunks' few
 /// components, and an addend whose sum would overflow, and rounds.
 Scalar exact_host_sum(const ValuesView& values);
+/// The same over the concatenation of `spans`, all of `type`.
+Scalar exact_host_sum(DataType type, const std::vector<ValuesView>& spans);
 
 /// What one exact sum on the device took.
 struct ExactTimes {

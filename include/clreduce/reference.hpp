@@ -66,10 +66,10 @@ struct Reference {
     double grain = 0;     // the largest power of two dividing each of them (+inf: all zero)
 };
 
-/// Integers and every min and max exactly. Floating-point sums compensated (Neumaier) in
-/// double, in chunks run in parallel: within well under one unit in the last place of the
-/// exact sum, rounded once to the type. A NaN or an infinity in the input gives what IEEE
-/// addition gives: NaN for a NaN or for both infinities, else the infinity.
+/// Integers and every min and max exactly. Floating-point sums exactly too: the exact sum
+/// rounded once to the type, to nearest even (exact_host_sum in exact.hpp; ±infinity where it
+/// rounds past the largest value). A NaN or an infinity in the input gives what IEEE addition
+/// gives: NaN for a NaN or for both infinities, else the infinity.
 Reference host_reduce(Op op, const ValuesView& values, std::uint64_t length);
 Reference host_reduce(Op op, const HostValues& values, std::uint64_t length);
 

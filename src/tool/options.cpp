@@ -157,7 +157,7 @@ constexpr const char* combination_rule =
     "with --sweep, --csv, so -v and -q shape the text alone; --sweep and --json report one "
     "device; --host-input runs one length in one layout, so not with --sweep or --max-buffer; "
     "--chunk needs --host-input, --allow-unreported an explicit --strategy; --exact has its "
-    "own kernel, so not with --strategy, --finish, --factor or --sweep, and runs once. "
+    "own kernel, so not with --strategy, --finish, --factor or --sweep. "
     "--name=value is read as --name value.";
 
 } // namespace
@@ -316,9 +316,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
                       {&exact, &sweep},
                       {&exact, &path},
                       {&exact, &finish},
-                      {&exact, &factor},
-                      {&exact, &iterations},
-                      {&exact, &cold}});
+                      {&exact, &factor}});
     if (kernel_dir.isSet() && kernel_dir.getValue().empty())
         usage_error("--kernels '' names no folder (leave it out to use the default)");
     if (chunk.isSet() && !host_input.isSet())

@@ -14,9 +14,12 @@
 #include "tool/report.hpp"
 #include "tool/run.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <future>
+#include <memory>
 #include <ostream>
 
 namespace clreduce {
@@ -25,25 +28,27 @@ namespace {
 /// The default chunk of --host-input: 64 MiB, as the plain stream's.
 constexpr std::uint64_t default_chunk_bytes = std::uint64_t{64} << 20;
 
-/// One device's part: its share of the values and the engine that sums them.
+/// One device's part: its share of the values, the engine that sums them, and the share
+/// uploaded in buffers of at most --max-buffer values (none with --host-input, which
+/// uploads chunk by chunk in each run).
 struct ExactShare {
-    ExactShare(const SelectedDevice& selected, const Options& options, const std::string& kernel)
+    ExactShare(const SelectedDevice& selected, const Options& options, const std::string& kernel,
+               const ValuesView& share_values)
         : selected(selected)
         , queue(selected.device)
-        , exact_sum(queue.context, queue.device, options.type, options.work_group_size, kernel) {}
+        , exact_sum(queue.context, queue.device, options.type, options.work_group_size, kernel)
+        , values(share_values) {
+        if (!options.host_input)
+            input = std::make_unique<DeviceInput>(
+                queue.context, queue.queue, values,
+                buffer_values(query_report(selected.device), options.type, options.max_buffer));
+    }
     SelectedDevice selected;
     DeviceQueue queue;
     ExactSum exact_sum;
     ValuesView values;
+    std::unique_ptr<DeviceInput> input;
 };
-
-/// The exact sum of `values`, uploaded to the share's device in buffers of at most
-/// `per_buffer` values.
-ExactAccumulator sum_in_buffers(ExactShare& share, const ValuesView& values,
-                                std::uint64_t per_buffer, ExactTimes& times) {
-    const DeviceInput input(share.queue.context, share.queue.queue, values, per_buffer);
-    return share.exact_sum.accumulate(share.queue.queue, input.prefix(values.length), &times);
-}
 
 /// The share's exact sum streamed from host memory in chunks of `chunk` values, each chunk
 /// uploaded and summed in turn; the chunks' accumulators add up on the host.
@@ -51,13 +56,48 @@ ExactAccumulator sum_streamed(ExactShare& share, std::uint64_t chunk, ExactTimes
     ExactAccumulator sum(share.values.type);
     for (std::uint64_t first = 0; first < share.values.length; first += chunk) {
         const auto part = share.values.part(first, std::min(chunk, share.values.length - first));
+        const DeviceInput input(share.queue.context, share.queue.queue, part, part.length);
         ExactTimes chunk_times;
-        sum.add(sum_in_buffers(share, part, part.length, chunk_times));
+        sum.add(
+            share.exact_sum.accumulate(share.queue.queue, input.prefix(part.length), &chunk_times));
         times.span_us += chunk_times.span_us;
         times.launch_us.insert(times.launch_us.end(), chunk_times.launch_us.begin(),
                                chunk_times.launch_us.end());
     }
     return sum;
+}
+
+/// The share's exact sum, in its buffers or streamed in chunks of `chunk` values.
+ExactAccumulator sum_share(ExactShare& share, std::uint64_t chunk, ExactTimes& times) {
+    if (share.input == nullptr)
+        return sum_streamed(share, chunk, times);
+    return share.exact_sum.accumulate(share.queue.queue, share.input->prefix(share.values.length),
+                                      &times);
+}
+
+/// One run: every share summed on a thread of its own, the accumulators added on the host.
+struct ExactRun {
+    Scalar result;
+    std::vector<ExactTimes> times; // one per share
+    double host_us = 0;            // first launch (or upload, streamed) to the rounded result
+};
+
+ExactRun run_once(std::vector<ExactShare>& shares, DataType type, std::uint64_t chunk) {
+    ExactRun run;
+    run.times.resize(shares.size());
+    const auto started = std::chrono::steady_clock::now();
+    std::vector<std::future<ExactAccumulator>> sums;
+    for (std::size_t i = 0; i < shares.size(); ++i)
+        sums.push_back(std::async(std::launch::async,
+                                  [&, i] { return sum_share(shares[i], chunk, run.times[i]); }));
+    ExactAccumulator total(type);
+    for (auto& sum : sums)
+        total.add(sum.get());
+    run.result = total.rounded();
+    run.host_us =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started)
+            .count();
+    return run;
 }
 
 /// Whether two results are the same bits; every NaN is the same.
@@ -86,28 +126,50 @@ std::string exact_kernel_text(const Options& options) {
 }
 
 struct ExactOutcome {
-    Scalar result;
+    std::vector<ExactRun> runs; // the timed runs, warm-up excluded
     Scalar expected;
-    std::vector<ExactTimes> times; // one per share
-    double host_us = 0;            // first upload to the rounded result
+    /// Whether every run gave the expected bits.
+    bool valid() const {
+        return std::all_of(runs.begin(), runs.end(),
+                           [&](const ExactRun& run) { return identical(run.result, expected); });
+    }
+    Statistic host_us() const {
+        std::vector<double> samples;
+        for (const auto& run : runs)
+            samples.push_back(run.host_us);
+        return summarize(samples);
+    }
+    Statistic span_us(std::size_t share) const {
+        std::vector<double> samples;
+        for (const auto& run : runs)
+            samples.push_back(run.times[share].span_us);
+        return summarize(samples);
+    }
 };
 
 void print_exact(std::ostream& out, const ExactOutcome& outcome,
                  const std::vector<ExactShare>& shares, const Options& options) {
-    const bool valid = identical(outcome.result, outcome.expected);
+    const auto& result = outcome.runs.front().result;
+    const bool repeated = outcome.runs.size() > 1;
+    const auto bytes = options.length * info(options.type).size;
     if (options.format == Format::json) {
         out << "{\"exact\": true, \"op\": \"sum\", \"type\": " << json_string(name_of(options.type))
             << ", \"length\": " << options.length << ", \"devices\": [";
         for (std::size_t i = 0; i < shares.size(); ++i)
-            out << (i ? ", " : "") << json_string(shares[i].queue.device.getInfo<CL_DEVICE_NAME>());
-        out << "], \"result\": " << json_string(to_string(outcome.result))
+            out << (i ? ", " : "")
+                << "{\"name\": " << json_string(shares[i].queue.device.getInfo<CL_DEVICE_NAME>())
+                << ", \"length\": " << shares[i].values.length
+                << ", \"span_us\": {\"min\": " << fixed(outcome.span_us(i).min)
+                << ", \"median\": " << fixed(outcome.span_us(i).median) << "}}";
+        out << "], \"result\": " << json_string(to_string(result))
             << ", \"expected\": " << json_string(to_string(outcome.expected))
-            << ", \"check\": \"identical\", \"valid\": " << (valid ? "true" : "false")
-            << ", \"host_us\": " << fixed(outcome.host_us) << "}\n";
+            << ", \"check\": \"identical\", \"valid\": " << (outcome.valid() ? "true" : "false")
+            << ", \"host_us\": {\"min\": " << fixed(outcome.host_us().min)
+            << ", \"median\": " << fixed(outcome.host_us().median) << "}}\n";
         return;
     }
     if (options.verbosity == Verbosity::quiet) {
-        out << to_string(outcome.result) << '\n';
+        out << to_string(result) << '\n';
         return;
     }
     out << "clreduce --exact: sum of " << options.length << ' ' << name_of(options.type)
@@ -116,12 +178,17 @@ void print_exact(std::ostream& out, const ExactOutcome& outcome,
         out << "  device " << shares[i].selected.device_index << " '"
             << shares[i].queue.device.getInfo<CL_DEVICE_NAME>() << "': " << shares[i].values.length
             << " values, work-groups " << shares[i].exact_sum.work_groups() << " x "
-            << shares[i].exact_sum.work_group_size() << ", " << outcome.times[i].launch_us.size()
-            << " launches, span " << fixed(outcome.times[i].span_us) << " us\n";
-    out << "  host: " << fixed(outcome.host_us) << " us, first upload to the rounded result\n";
-    out << "result " << to_string(outcome.result)
-        << (valid ? " (identical to the host's exact sum, computed another way)"
-                  : " (WRONG: the host's exact sum is " + to_string(outcome.expected) + ")")
+            << shares[i].exact_sum.work_group_size() << ", "
+            << outcome.runs.front().times[i].launch_us.size() << " launches, device span "
+            << timing_text(outcome.span_us(i), shares[i].values.length * info(options.type).size,
+                           repeated)
+            << "\n";
+    out << "  host observed " << timing_text(outcome.host_us(), bytes, repeated)
+        << ", first launch to the rounded result\n";
+    out << "result " << to_string(result)
+        << (outcome.valid()
+                ? " (identical to the host's exact sum, computed another way)"
+                : " (WRONG: the host's exact sum is " + to_string(outcome.expected) + ")")
         << '\n';
 }
 
@@ -150,33 +217,20 @@ ExitCode run_exact(const std::vector<SelectedDevice>& devices, const Options& op
     shares.reserve(lengths.size());
     std::uint64_t first = 0;
     for (std::size_t i = 0; i < lengths.size(); ++i) {
-        shares.emplace_back(devices[i], options, kernel);
-        shares.back().values = values.part(first, lengths[i]);
+        shares.emplace_back(devices[i], options, kernel, values.part(first, lengths[i]));
         first += lengths[i];
     }
+    const auto chunk =
+        options.chunk != 0
+            ? options.chunk
+            : std::max<std::uint64_t>(1, default_chunk_bytes / info(options.type).size);
 
     ExactOutcome outcome;
-    ExactAccumulator total(options.type);
-    const auto started = std::chrono::steady_clock::now();
-    for (auto& share : shares) {
-        ExactTimes times;
-        const auto size = info(options.type).size;
-        if (options.host_input) {
-            const auto chunk = options.chunk != 0
-                                   ? options.chunk
-                                   : std::max<std::uint64_t>(1, default_chunk_bytes / size);
-            total.add(sum_streamed(share, chunk, times));
-        } else {
-            const auto per_buffer =
-                buffer_values(query_report(share.queue.device), options.type, options.max_buffer);
-            total.add(sum_in_buffers(share, share.values, per_buffer, times));
-        }
-        outcome.times.push_back(std::move(times));
-    }
-    outcome.result = total.rounded();
-    outcome.host_us =
-        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started)
-            .count();
+    repeat({options.iterations, !options.cold}, [&](bool counted) {
+        auto run = run_once(shares, options.type, chunk);
+        if (counted)
+            outcome.runs.push_back(std::move(run));
+    });
     {
         const Progress note("the host's exact sum of " + std::to_string(options.length) +
                             " values");
@@ -184,11 +238,12 @@ ExitCode run_exact(const std::vector<SelectedDevice>& devices, const Options& op
     }
     print_exact(out, outcome, shares, options);
     out.flush();
-    if (!identical(outcome.result, outcome.expected))
-        throw Failure(ExitCode::wrong_result,
-                      "wrong result for length " + std::to_string(options.length) +
-                          ": the device gave " + to_string(outcome.result) +
-                          ", the host's exact sum is " + to_string(outcome.expected));
+    for (const auto& run : outcome.runs)
+        if (!identical(run.result, outcome.expected))
+            throw Failure(ExitCode::wrong_result,
+                          "wrong result for length " + std::to_string(options.length) +
+                              ": the device gave " + to_string(run.result) +
+                              ", the host's exact sum is " + to_string(outcome.expected));
     return ExitCode::success;
 }
 
