@@ -233,6 +233,17 @@ Scalar ExactAccumulator::rounded() const {
     return static_cast<cl_double>(value);
 }
 
+bool same_bits(const Scalar& a, const Scalar& b) {
+    return std::visit(
+        [&](auto x) {
+            const auto y = std::get<decltype(x)>(b);
+            if (std::isnan(static_cast<double>(x)))
+                return std::isnan(static_cast<double>(y));
+            return std::memcmp(&x, &y, sizeof x) == 0;
+        },
+        a);
+}
+
 Scalar exact_host_sum(const ValuesView& values) {
     return exact_host_sum(values.type, {values});
 }

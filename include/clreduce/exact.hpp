@@ -62,6 +62,9 @@ private:
     std::vector<cl_long> row_; // normalised after every addition
 };
 
+/// Whether two results are the same bits, every NaN alike: how --exact checks.
+bool same_bits(const Scalar& a, const Scalar& b);
+
 /// The exact sum of `values` (float or double) rounded once to their type, computed on
 /// the host another way than the device's: Shewchuk's nonoverlapping expansions in double
 /// (as Python's math.fsum), in chunks run in parallel; an accumulator adds the chunks' few

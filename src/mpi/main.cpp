@@ -10,6 +10,7 @@
 
 #include "agree.hpp"
 #include "combine.hpp"
+#include "exact_ranks.hpp"
 #include "partition.hpp"
 #include "rank_report.hpp"
 #include "slice.hpp"
@@ -136,6 +137,8 @@ int reduce_across_ranks(int argc, char* argv[], std::ostream& out) {
             out << mpi_help;
         return 0;
     }
+    if (options->exact)
+        return exact_across_ranks(*options, agree, node_rank, out);
 
     std::optional<InputFile> file;
     std::optional<SliceReducer> slice;

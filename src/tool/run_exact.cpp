@@ -100,18 +100,6 @@ ExactRun run_once(std::vector<ExactShare>& shares, DataType type, std::uint64_t 
     return run;
 }
 
-/// Whether two results are the same bits; every NaN is the same.
-bool identical(const Scalar& a, const Scalar& b) {
-    return std::visit(
-        [&](auto x) {
-            const auto y = std::get<decltype(x)>(b);
-            if (std::isnan(static_cast<double>(x)))
-                return std::isnan(static_cast<double>(y));
-            return std::memcmp(&x, &y, sizeof x) == 0;
-        },
-        a);
-}
-
 void refuse_inexact_op(const Options& options) {
     if (options.op != Op::sum || !exact_sums(options.type))
         throw Failure(ExitCode::usage, "--exact sums float or double values (--op sum), not " +
@@ -131,7 +119,7 @@ struct ExactOutcome {
     /// Whether every run gave the expected bits.
     bool valid() const {
         return std::all_of(runs.begin(), runs.end(),
-                           [&](const ExactRun& run) { return identical(run.result, expected); });
+                           [&](const ExactRun& run) { return same_bits(run.result, expected); });
     }
     Statistic host_us() const {
         std::vector<double> samples;
@@ -239,7 +227,7 @@ ExitCode run_exact(const std::vector<SelectedDevice>& devices, const Options& op
     print_exact(out, outcome, shares, options);
     out.flush();
     for (const auto& run : outcome.runs)
-        if (!identical(run.result, outcome.expected))
+        if (!same_bits(run.result, outcome.expected))
             throw Failure(ExitCode::wrong_result,
                           "wrong result for length " + std::to_string(options.length) +
                               ": the device gave " + to_string(run.result) +
