@@ -32,21 +32,24 @@
 
 #define DIGIT_BITS 32
 #define DIGIT_MASK 0xffffffffUL
-#define EXPANSION 3 // doubles of a work-item's expansion
+#define EXPANSION 3 // entries of a work-item's expansions
+#define VECTOR(type) VECTOR_OF(type)
+#define VECTOR_OF(type) type##4
+#define VALUE4 VECTOR(VALUE)
 #define CHUNK 8     // the accumulator's entries a work-group merges at a time
 
-/// x as a double, exactly. A float is decoded from its bits, so that a device that flushes
-/// float subnormals to zero (as some GPUs' float units do) still adds them.
-inline double widen(VALUE x) {
+/// Four values as doubles, exactly. A float is decoded from its bits, so that a device that
+/// flushes float subnormals to zero (as some GPUs' float units do) still adds them.
+inline double4 widen(VALUE4 x) {
 #ifdef VALUE_IS_FLOAT
-    const uint bits = as_uint(x);
-    const uint exponent = (bits >> 23) & 0xff;
-    if (exponent == 0xff)
-        return (double)x; // NaN or an infinity
-    const ulong mantissa = (bits & 0x7fffff) | (exponent != 0 ? 0x800000 : 0);
-    const int scale = (int)max(exponent, 1u) - 150; // of the mantissa's last bit
-    const double magnitude = (double)mantissa * as_double((ulong)(scale + 1023) << 52);
-    return (bits >> 31) != 0 ? -magnitude : magnitude;
+    const uint4 bits = as_uint4(x);
+    const uint4 exponent = (bits >> 23) & 0xff;
+    const uint4 hidden = select((uint4)0, (uint4)0x800000, exponent != 0);
+    const double4 mantissa = convert_double4((bits & 0x7fffff) | hidden);
+    const int4 scale = convert_int4(max(exponent, (uint4)1)) - 150; // of the mantissa's last bit
+    const double4 magnitude = mantissa * as_double4(convert_ulong4(scale + 1023) << 52);
+    const double4 value = select(magnitude, -magnitude, convert_long4(as_int4(bits) < 0));
+    return select(value, convert_double4(x), convert_long4(exponent == 0xff)); // NaN, inf
 #else
     return x;
 #endif
@@ -77,31 +80,55 @@ void spill(long* accumulator, double x) {
     accumulator[limb + 2] += sign * high;
 }
 
-/// Adds x to the expansion without rounding. Each TwoSum leaves the rounded sum in one
-/// entry and carries its exact rounding error on to the next, usually none: most values
-/// cost one TwoSum. What the last entry cannot take, or an addend whose sum would
-/// overflow, spills into the digits.
-inline void deposit(double x, double* expansion, long* accumulator) {
-#pragma unroll
-    for (int k = 0; k < EXPANSION && x != 0; ++k) {
-        const double sum = expansion[k] + x;
-        const double virtual_x = sum - expansion[k];
-        const double error = (expansion[k] - (sum - virtual_x)) + (x - virtual_x);
-        if (!isfinite(error)) // the sum overflowed: the digits take x as it is
-            break;
-        expansion[k] = sum;
-        x = error;
-    }
-    if (x != 0)
-        spill(accumulator, x);
+/// Spills each nonzero lane of x into the digits.
+void spill_lanes(long* accumulator, double4 x) {
+    double lanes[4];
+    vstore4(x, 0, lanes);
+    for (int lane = 0; lane < 4; ++lane)
+        if (lanes[lane] != 0)
+            spill(accumulator, lanes[lane]);
 }
 
-/// Counts a NaN or an infinity in its entry of the row.
-inline void count_special(double x, long* accumulator) {
-    const int entry = isnan(x) ? NAN_COUNT
-                      : x > 0  ? POSITIVE_INFINITY_COUNT
-                               : NEGATIVE_INFINITY_COUNT;
-    accumulator[entry] += 1;
+/// Adds x to the expansions without rounding: each lane is an expansion of its own, so that
+/// four TwoSum chains run side by side. Each TwoSum leaves the rounded sum in one entry and
+/// carries its exact rounding error on to the next, usually none: most values cost one
+/// TwoSum. What the last entry cannot take, or an addend whose sum would overflow, spills
+/// into the digits.
+inline void deposit(double4 x, double4* expansion, long* accumulator) {
+#pragma unroll
+    for (int k = 0; k < EXPANSION && any(x != 0); ++k) {
+        const double4 sum = expansion[k] + x;
+        const double4 virtual_x = sum - expansion[k];
+        const double4 error = (expansion[k] - (sum - virtual_x)) + (x - virtual_x);
+        const long4 exact = isfinite(error);
+        if (!all(exact)) // the sum overflowed: the digits take x as it is
+            spill_lanes(accumulator, select(x, (double4)0, exact));
+        expansion[k] = select(expansion[k], sum, exact);
+        x = select((double4)0, error, exact);
+    }
+    if (any(x != 0))
+        spill_lanes(accumulator, x);
+}
+
+/// Counts the NaNs and infinities among x in their entries of the row, and leaves zeros in
+/// their place.
+double4 count_specials(double4 x, long* accumulator) {
+    double lanes[4];
+    vstore4(x, 0, lanes);
+    for (int lane = 0; lane < 4; ++lane)
+        if (!isfinite(lanes[lane]))
+            accumulator[isnan(lanes[lane])    ? NAN_COUNT
+                        : lanes[lane] > 0 ? POSITIVE_INFINITY_COUNT
+                                          : NEGATIVE_INFINITY_COUNT] += 1;
+    return select((double4)0, x, isfinite(x));
+}
+
+/// Adds four values to a work-item's expansions.
+inline void add_values(VALUE4 values, double4* expansion, long* accumulator) {
+    double4 x = widen(values);
+    if (!all(isfinite(x)))
+        x = count_specials(x, accumulator);
+    deposit(x, expansion, accumulator);
 }
 
 /// Carries every limb's excess into the next, leaving digits in [0, 2^32) below the top
@@ -141,34 +168,32 @@ void merge_work_group(const long* accumulator, local long* scratch, global long*
 }
 
 /// The first pass: each work-group writes the exact sum of its share of the `length` values
-/// of `input` from `first` on as one row of `rows`, from row `first_row` on. On a GPU,
-/// work-items read with the global size as stride, so neighbours read neighbouring values
-/// (coalesced); on a CPU (-D CONTIGUOUS) each reads a run of its own, as a core's cache
-/// wants.
+/// of `input` from `first` on as one row of `rows`, from row `first_row` on. Work-items read
+/// four values at a time. On a GPU they read with the global size as stride, so neighbours
+/// read neighbouring vectors (coalesced); on a CPU (-D CONTIGUOUS) each reads a run of its
+/// own, as a core's cache wants. The first work-item adds the last length % 4 values.
 kernel void exact_partials(global const VALUE* input, ulong first, ulong length,
                            global long* rows, ulong first_row, local long* scratch) {
     long accumulator[ROW_WIDTH] = {0};
-    double expansion[EXPANSION] = {0};
+    double4 expansion[EXPANSION] = {0};
+    const ulong vectors = length / 4;
 #ifdef CONTIGUOUS
-    const ulong run = (length + get_global_size(0) - 1) / get_global_size(0);
+    const ulong run = (vectors + get_global_size(0) - 1) / get_global_size(0);
     const ulong start = get_global_id(0) * run;
-    const ulong end = min(start + run, length);
+    const ulong end = min(start + run, vectors);
     const ulong step = 1;
 #else
     const ulong start = get_global_id(0);
-    const ulong end = length;
+    const ulong end = vectors;
     const ulong step = get_global_size(0);
 #endif
-    for (ulong i = start; i < end; i += step) {
-        const double x = widen(input[first + i]);
-        if (isfinite(x))
-            deposit(x, expansion, accumulator);
-        else
-            count_special(x, accumulator);
-    }
+    for (ulong i = start; i < end; i += step)
+        add_values(vload4(i, input + first), expansion, accumulator);
+    if (get_global_id(0) == 0)
+        for (ulong tail = vectors * 4; tail < length; ++tail)
+            add_values((VALUE4)(input[first + tail], 0, 0, 0), expansion, accumulator);
     for (int k = 0; k < EXPANSION; ++k)
-        if (expansion[k] != 0)
-            spill(accumulator, expansion[k]);
+        spill_lanes(accumulator, expansion[k]);
     normalise(accumulator);
     merge_work_group(accumulator, scratch, rows + (first_row + get_group_id(0)) * ROW_WIDTH);
 }
