@@ -12,12 +12,13 @@
 //
 // Speed: turning each value into digits costs some 20 instructions and a private array that
 // GPUs keep in memory. Most values never get there: each work-item first adds its values to
-// a short floating-point expansion (three doubles, kept in registers) with TwoSum, which is
-// exact; only what the expansion cannot hold spills into the digits (ExBLAS's design).
+// short floating-point expansions (three double4, kept in registers) with TwoSum, which is
+// exact; only what an expansion cannot hold spills into the digits (ExBLAS's design). Each
+// lane of the double4 is an expansion of its own, so four values go in side by side.
 //
 // Build options: -D VALUE=float|double, -D LIMBS=<limbs>, -D LOWEST_BIT=<-149|-1074>,
-// -D VALUE_IS_FLOAT for float input, and -D CONTIGUOUS on CPUs. Needs cl_khr_fp64 (the expansion is in double, where
-// no sum of floats overflows) and 64-bit integers.
+// -D VALUE_IS_FLOAT for float input, and -D CONTIGUOUS on CPUs. Needs cl_khr_fp64 (the
+// expansions are in double, where no sum of floats overflows) and 64-bit integers.
 //
 // An accumulator row, as both kernels write it and the host reads it: LIMBS limbs, least
 // significant first, then the counts of NaNs, of +infinities and of -infinities met, which
@@ -33,10 +34,12 @@
 #define DIGIT_BITS 32
 #define DIGIT_MASK 0xffffffffUL
 #define EXPANSION 3 // entries of a work-item's expansions (deposit() writes them out)
-#define VECTOR(type) VECTOR_OF(type)
-#define VECTOR_OF(type) type##4
-#define VALUE4 VECTOR(VALUE)
 #define CHUNK 8     // the accumulator's entries a work-group merges at a time
+
+// VALUE's vector of four: float4 or double4 (two steps, so that VALUE is expanded first).
+#define VECTOR_OF_FOUR(type) type##4
+#define VECTOR(type) VECTOR_OF_FOUR(type)
+#define VALUE4 VECTOR(VALUE)
 
 /// Four values as doubles, exactly. A float is decoded from its bits, so that a device that
 /// flushes float subnormals to zero (as some GPUs' float units do) still adds them.

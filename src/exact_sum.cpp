@@ -53,8 +53,8 @@ ExactSum::ExactSum(const cl::Context& context, const cl::Device& device, DataTyp
     // The digits are 64-bit integers and the expansion is in double, for float input too.
     require_type_support(report, DataType::int64);
     require_type_support(report, DataType::float64);
-    const auto program =
-        cached_program(context, device, std::string(kernel_text), exact_build_options(type, report));
+    build_options_ = exact_build_options(type, report);
+    const auto program = cached_program(context, device, std::string(kernel_text), build_options_);
     partials_ = program_kernel(device, program, "exact_partials");
     merge_ = program_kernel(device, program, "exact_merge");
     work_group_size_ =

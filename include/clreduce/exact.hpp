@@ -16,6 +16,7 @@
 #include <CL/opencl.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -94,6 +95,8 @@ public:
     DataType type() const { return type_; }
     std::size_t work_group_size() const { return work_group_size_; }
     std::size_t work_groups() const { return work_groups_; }
+    /// exact_sum.cl's build options: the type, the limbs, the unit, the layout.
+    const std::string& build_options() const { return build_options_; }
 
     /// Blocking: the exact sum of the values of `pieces`, on `queue` (in-order, of the
     /// context and device), as an accumulator to add to others or round. With `times`, and a
@@ -113,6 +116,7 @@ private:
     cl::Device device_;
     std::size_t work_group_size_ = 0;
     std::size_t work_groups_ = 0; // of the first pass, per piece
+    std::string build_options_;
     cl::Kernel partials_;
     cl::Kernel merge_;
     cl::Buffer rows_;

@@ -170,7 +170,10 @@ void print_exact(std::ostream& out, const ExactOutcome& outcome,
             << outcome.runs.front().times[i].launch_us.size() << " launches, device span "
             << timing_text(outcome.span_us(i), shares[i].values.length * info(options.type).size,
                            repeated)
-            << "\n";
+            << "\n"
+            << (options.verbosity == Verbosity::verbose
+                    ? "    build options " + shares[i].exact_sum.build_options() + "\n"
+                    : "");
     out << "  host observed " << timing_text(outcome.host_us(), bytes, repeated)
         << ", first launch to the rounded result\n";
     out << "result " << to_string(result)
