@@ -56,9 +56,10 @@ enum class Check {
     bound,     // within the tolerance: a floating-point sum whose order of roundings varies
     unchecked, // a floating-point sum whose magnitudes reach the type's range: some order of
                // additions overflows, so any result, finite or not, may be right
+    skipped,   // no host reference was asked for (the tool's --no-check)
 };
 
-/// "exact", "bound" or "unchecked".
+/// "exact", "bound", "unchecked" or "skipped".
 std::string name_of(Check check);
 
 /// How a result of `op` on `type` is checked against `reference`: exactly for integers, min
@@ -103,10 +104,11 @@ struct Measurement {
 /// host reference: first on `queues.queue` for the device's times (runs), then as many times
 /// again on `queues.unprofiled` for the host's wait (waits). With `stream_read`, each profiled
 /// reduction is followed by a launch of the streaming read, so that both see the same cache and
-/// clock state. The values' origin decides how a floating-point sum is checked (check_for).
+/// clock state. The values' origin decides how a floating-point sum is checked (check_for);
+/// without `check`, no host reference is computed (Check::skipped).
 Measurement measure(Reducer& reducer, const DeviceQueue& queues, const DeviceInput& input,
                     const ValuesView& values, std::uint64_t length, const Repeats& repeats,
-                    StreamRead* stream_read);
+                    StreamRead* stream_read, bool check = true);
 
 /// Calls run(false) once to warm up if asked, then run(true) `iterations` times.
 template <typename Run>
@@ -119,7 +121,8 @@ void repeat(const Repeats& repeats, Run run) {
 
 /// Sets the measurement's host reference from `reference` (timed like the runs), its check
 /// (check_for, with the values' `origin`) and, for Check::bound, its tolerance from the
-/// first run's passes. Call it after the runs.
+/// first run's passes. Call it after the runs. An empty `reference` skips the check
+/// (Check::skipped).
 void check_against(Measurement& measurement, const Reducer& reducer, const Repeats& repeats,
                    const std::function<Reference()>& reference, Origin origin = Origin::given);
 

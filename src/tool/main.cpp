@@ -39,6 +39,8 @@ ExitCode reduce_as_asked(int argc, char* argv[], std::ostream& out) {
         return ExitCode::success;
     }
     const auto file = open_input(*options); // its type and length become the options'
+    if (options->length == 0) // a file without values: their sum is 0, no device needed
+        return answer_empty_sum(*options, out);
     const auto values = file ? std::optional(file->values()) : std::nullopt;
 
     const auto devices = select_devices(options->triplet);
