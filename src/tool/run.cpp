@@ -133,8 +133,10 @@ std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_q
     for (const auto finish : finishes) {
         const Recipe recipe{options.type,   options.op, path,
                             options.factor, finish,     options.work_group_size};
-        auto reducer = std::make_unique<Reducer>(device_queue.context, device_queue.device, recipe,
-                                                 kernel_text);
+        auto reducer = with_stderr_held([&] {
+            return std::make_unique<Reducer>(device_queue.context, device_queue.device, recipe,
+                                             kernel_text);
+        });
         if (reducers.empty() || reducer->finish() != reducers.front()->finish())
             reducers.push_back(std::move(reducer));
     }

@@ -26,8 +26,10 @@ std::vector<DeviceShare> build_shares(const std::vector<SelectedDevice>& devices
         share.queue = std::make_unique<DeviceQueue>(selected.device);
         const Recipe recipe{options.type,   options.op,     path,
                             options.factor, options.finish, options.work_group_size};
-        share.reducer = std::make_unique<Reducer>(share.queue->context, share.queue->device, recipe,
-                                                  kernel_text);
+        share.reducer = with_stderr_held([&] {
+            return std::make_unique<Reducer>(share.queue->context, share.queue->device, recipe,
+                                             kernel_text);
+        });
         shares.push_back(std::move(share));
     }
     return shares;
