@@ -123,7 +123,7 @@ TEST_CASE("a JSON sweep prints one object per length", "[options]") {
     CHECK(options->mode == Mode::sweep);
 }
 
-TEST_CASE("-q runs once without a warm-up, checked unless --no-check", "[options]") {
+TEST_CASE("a quiet run is one run without a warm-up, checked unless --no-check", "[options]") {
     const auto quiet = parse({"-q"});
     REQUIRE(quiet);
     CHECK(quiet->cold);

@@ -344,10 +344,6 @@ std::string json_host_input(const HostInputFigures* host_input, std::uint64_t by
         .str();
 }
 
-} // namespace
-
-namespace {
-
 /// What was reduced: the type, the op, the length and where the values came from (the
 /// --input file, or the seed of the random draw; the other is null), and how often.
 JsonObject& json_input(JsonObject& object, const Options& options, std::uint64_t length,
@@ -467,10 +463,6 @@ std::string csv_field(const std::string& text) {
         quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
     return quoted + '"';
 }
-
-} // namespace
-
-namespace {
 
 /// One line of the sweep's table or CSV: cells aligned to their width, or fields each
 /// followed by a comma and, last, the device (which the table's header names instead).

@@ -41,8 +41,8 @@ std::uint64_t stream_chunk(const Reducer& reducer, std::uint64_t length, std::ui
 /// Reduces the first options.length values of `file` (--input), or as many random values
 /// without one, split across `devices` (the first options.length of them when there are
 /// fewer values than devices), reports each device's share and passes and the overall time
-/// on the host's clock, and validates each share and the combined result against the host
-/// reference.
+/// on the host's clock (with --json, as one object), and validates each share and the
+/// combined result against the host reference (unless --no-check).
 ExitCode run_split(const std::vector<SelectedDevice>& devices, const Options& options,
                    const std::optional<ValuesView>& file, const std::string& kernel_text,
                    std::ostream& out);
@@ -74,7 +74,9 @@ std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_q
 
 /// Benchmarks every power of two from 2^10 up to options.length (and options.length itself)
 /// on one input (`file`'s prefixes, or random values) with each reducer (all on one
-/// device), with the stream read beside it, and prints the table or CSV.
+/// device), with the stream read beside it, and prints each row as soon as it is measured:
+/// a row of the table or of the CSV, or (--json) one JSON object on a line of its own. A
+/// wrong result ends the sweep after its row.
 ExitCode run_sweep(const std::vector<std::unique_ptr<Reducer>>& reducers, const DeviceQueue& queues,
                    const SelectedDevice& selected, const Options& options,
                    const std::optional<ValuesView>& file, StreamRead& stream_read,
