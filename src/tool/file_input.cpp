@@ -349,7 +349,10 @@ InputFile::InputFile(const std::string& path, std::optional<DataType> raw_type)
             bad_input(std::string("cannot examine it: ") + std::strerror(errno));
         refuse_unmappable(status);
         const auto size = size_of(file.fd, status);
-        const unsigned char* bytes = nullptr; // an empty file maps nothing
+        // An empty file maps nothing; its values, none, start at a byte of their own, so
+        // that views of them stay pointer arithmetic on an object.
+        static constexpr unsigned char no_values = 0;
+        const unsigned char* bytes = &no_values;
         if (size != 0) {
             void* address = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd, 0);
             if (address == MAP_FAILED)
