@@ -310,10 +310,10 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
         "1048576", "count", cmd);
     auto data_type_names = names_of(data_types());
     TCLAP::ValuesConstraint<std::string> data_type_constraint(data_type_names);
-    TCLAP::ValueArg<std::string> data_type(
-        "", "data-type",
-        "Type of the values (default: int32; a .npy file's own; a raw file needs it)", false,
-        "int32", &data_type_constraint, cmd);
+    TCLAP::ValueArg<std::string> data_type("", "data-type",
+                                           "Type of the values (default: int32 for random ones; a "
+                                           ".npy file's own; a raw file needs it)",
+                                           false, "int32", &data_type_constraint, cmd);
     auto op_names = names_of(ops);
     TCLAP::ValuesConstraint<std::string> op_constraint(op_names);
     TCLAP::ValueArg<std::string> op(

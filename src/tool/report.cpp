@@ -416,9 +416,18 @@ void print_json(std::ostream& out, const Measurement& measurement, const Selecte
 void print_split_json(std::ostream& out, const std::vector<DeviceShare>& shares,
                       const SplitFigures& figures, const Options& options) {
     std::string devices;
-    for (std::size_t i = 0; i < shares.size(); ++i)
+    for (std::size_t i = 0; i < shares.size(); ++i) {
+        // A share streamed from host memory says how; its uploads are not timed apart.
+        const auto& stream = shares[i].stream;
+        const auto streamed =
+            stream
+                ? std::optional(HostInputFigures{
+                      stream->in_place(), options.input.has_value(), stream->chunk(), {}, {}, {}})
+                : std::nullopt;
         devices += (i == 0 ? "" : ", ") + json_run(figures.shares[i], figures.devices[i],
-                                                   *shares[i].reducer, options, nullptr);
+                                                   *shares[i].reducer, options,
+                                                   streamed ? &*streamed : nullptr);
+    }
     const auto& whole = figures.whole;
     JsonObject object;
     object.text("clreduce_version", CLREDUCE_VERSION);
