@@ -11,23 +11,19 @@ if(NOT documents)
   message(FATAL_ERROR "no README.md, CHANGELOG.md or docs/*.md under '${ROOT}'")
 endif()
 
-# The text of a Markdown file without its code: fenced blocks and inline spans.
-function(prose_of path out)
+# A Markdown file's text without its fenced code blocks.
+function(read_without_code_blocks path out)
   file(READ "${path}" text)
   string(ASCII 1 fence)
   string(REPLACE "\n```" "${fence}" text "\n${text}")
   string(REGEX REPLACE "${fence}[^${fence}]*${fence}" "" text "${text}")
-  string(REGEX REPLACE "`[^`\n]*`" "" text "${text}")
   set(${out} "${text}" PARENT_SCOPE)
 endfunction()
 
 # The anchors of a Markdown file's headings. List separators and brackets are dropped first:
 # they would split CMake's list, and a heading's anchor leaves them out anyway.
 function(anchors_of path out)
-  file(READ "${path}" text)
-  string(ASCII 1 fence)
-  string(REPLACE "\n```" "${fence}" text "\n${text}")
-  string(REGEX REPLACE "${fence}[^${fence}]*${fence}" "" text "${text}")
+  read_without_code_blocks("${path}" text)
   string(REGEX REPLACE "[][;]" "" text "${text}")
   string(REGEX MATCHALL "\n#+ [^\n]*" headings "${text}")
   set(anchors)
@@ -43,7 +39,8 @@ endfunction()
 
 set(broken)
 foreach(document IN LISTS documents)
-  prose_of("${document}" prose)
+  read_without_code_blocks("${document}" prose)
+  string(REGEX REPLACE "`[^`\n]*`" "" prose "${prose}") # inline code holds no links
   get_filename_component(folder "${document}" DIRECTORY)
   file(RELATIVE_PATH shown "${ROOT}" "${document}")
   # "](" becomes a mark of its own: a bracket in a list element would upset CMake's lists.
