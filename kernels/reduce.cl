@@ -43,9 +43,8 @@ value_t sub_group_reduce_op(value_t x);  // defined only when REDUCE_PATH_SUB_GR
 // On GPUs (the default) the shares interleave: neighbouring work-items read neighbouring
 // vectors, which the hardware coalesces into whole memory transactions. On CPUs
 // (REDUCE_CONTIGUOUS) each work-item takes one contiguous run, which its core's prefetcher
-// streams: PoCL runs a work-group's work-items one after the other, so interleaving them
-// inside a work-group's run made each one stride through memory (3 to 8 times slower,
-// measured on PoCL 3.1 and 5.0; see the README).
+// streams: a CPU driver runs a work-group's work-items one after the other, so interleaved
+// shares would make each of them stride through memory (docs/design.md).
 // The values are in[first] ... in[first + length - 1]. Every buffer starts at
 // CL_DEVICE_MEM_BASE_ADDR_ALIGN, which is at least the size of the largest vector type, so
 // the vectors are read from the first index that is a multiple of 4 on, aligned; the up to 3
@@ -53,8 +52,8 @@ value_t sub_group_reduce_op(value_t x);  // defined only when REDUCE_PATH_SUB_GR
 // to the first work-items, one value each. Lengths and indices are 64-bit throughout.
 value_t fold_private(global const value_t* in, ulong first, ulong length) {
     const ulong head = min((4 - first % 4) % 4, length);
-    // Indexed as vectors from the buffer's start: with `in + first + head` cast instead, the
-    // int32 min ran 7% slower on the H100 at 2^28 (377 against 352 us; the sum did not).
+    // Indexed as vectors from the buffer's start: a vector pointer cast from
+    // `in + first + head` made slower loads on NVIDIA's compiler (docs/design.md).
     global const value4_t* in4 = (global const value4_t*)in + (first + head) / 4;
     const ulong vectors = (length - head) / 4;
     const ulong items = get_global_size(0);
