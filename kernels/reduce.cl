@@ -39,6 +39,19 @@ value4_t op4(value4_t a, value4_t b);    // op on each lane, as one vector instr
 value_t work_group_reduce_op(value_t x); // defined only when REDUCE_PATH_WORK_GROUP is
 value_t sub_group_reduce_op(value_t x);  // defined only when REDUCE_PATH_SUB_GROUP is
 
+// The fold's last steps, named so that the mutation tests (test/test_mutants.cpp) can break
+// one of them, as a -D would, and check that validation notices; every other build takes
+// these. REDUCE_TAIL_END is where the values after the last vector end.
+#ifndef REDUCE_COMBINE_ACCUMULATORS
+#define REDUCE_COMBINE_ACCUMULATORS(a, b, c, d) op4(op4(a, b), op4(c, d))
+#endif
+#ifndef REDUCE_COMBINE_LANES
+#define REDUCE_COMBINE_LANES(v) op(op((v).x, (v).y), op((v).z, (v).w))
+#endif
+#ifndef REDUCE_TAIL_END
+#define REDUCE_TAIL_END(length) (length)
+#endif
+
 // Each work-item first folds its share of the input in private memory, reading 4-vectors.
 // On GPUs (the default) the shares interleave: neighbouring work-items read neighbouring
 // vectors, which the hardware coalesces into whole memory transactions. On CPUs
@@ -81,11 +94,11 @@ value_t fold_private(global const value_t* in, ulong first, ulong length) {
     }
     for (; i < end; i += step)
         a = op4(a, in4[i]);
-    const value4_t folded = op4(op4(a, b), op4(c, d));
-    value_t value = op(op(folded.x, folded.y), op(folded.z, folded.w));
+    const value4_t folded = REDUCE_COMBINE_ACCUMULATORS(a, b, c, d);
+    value_t value = REDUCE_COMBINE_LANES(folded);
     for (ulong at = item; at < head; at += items)
         value = op(value, in[first + at]);
-    for (ulong tail = head + vectors * 4 + item; tail < length; tail += items)
+    for (ulong tail = head + vectors * 4 + item; tail < REDUCE_TAIL_END(length); tail += items)
         value = op(value, in[first + tail]);
     return value;
 }
