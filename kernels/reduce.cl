@@ -249,13 +249,3 @@ kernel void reduce_and_finish(global const value_t* in, ulong first, ulong lengt
         rearm(arrivals);
     }
 }
-
-// The benchmark's streaming-read ceiling: the same reads as a pass's first step, with nothing
-// after them. The store fires only if the fold happens to equal `unlikely`, but the compiler
-// cannot know that, so it keeps every load.
-kernel void stream_read(global const value_t* in, ulong length, value_t unlikely,
-                        global value_t* sink) {
-    const value_t folded = fold_private(in, 0, length);
-    if (folded == unlikely)
-        sink[0] = folded;
-}
