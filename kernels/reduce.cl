@@ -19,6 +19,9 @@
 // the last-group finish it adds -D REDUCE_ORDERED_ATOMICS where the device's memory model
 // orders atomics across work-groups, or -D REDUCE_PTX_FENCES on NVIDIA's compiler (see
 // "Finishing in the last work-group").
+//
+// The benchmark's stream read is a kernel of its own, stream_read.cl, built apart and only
+// when benchmarking.
 
 #if defined(REDUCE_PATH_SUB_GROUP) && defined(cl_khr_subgroups)
 #pragma OPENCL EXTENSION cl_khr_subgroups : enable
