@@ -2,6 +2,7 @@
 
 #include "clreduce/profiling.hpp"
 #include "clreduce/reference.hpp"
+#include "clreduce/source.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -62,7 +63,10 @@ double sum_tolerance(DataType type, std::uint64_t additions, double magnitude, d
 StreamRead::StreamRead(const Reducer& reducer, const cl::CommandQueue& queue)
     : reducer_(reducer)
     , queue_(queue)
-    , kernel_(reducer.program(), "stream_read")
+    , kernel_(cached_program(reducer.context(), reducer.device(),
+                             reducer.source() + std::string(embedded_stream_read_source()),
+                             reducer.build_options()),
+              "stream_read")
     , work_group_limit_(kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(reducer.device()))
     , sink_(reducer.context(), CL_MEM_WRITE_ONLY, reducer.value_size()) {}
 

@@ -31,8 +31,10 @@ struct Repeats {
     bool warm_up = true;
 };
 
-/// The stream read: reduce.cl's stream_read kernel, which makes the first pass's reads with
-/// the first pass's launch shape (within its own work-group limit) and does nothing else.
+/// The stream read: stream_read.cl's kernel, which makes the first pass's reads with the first
+/// pass's launch shape (within its own work-group limit) and does nothing else. It is built
+/// from the reducer's program text with stream_read.cl appended, with the same options, so
+/// it reads as the reduction does; the first StreamRead for a reducer compiles it.
 /// On GPUs it is the reduction's ceiling; on CPUs it is a reference, not a bound (README).
 class StreamRead {
 public:

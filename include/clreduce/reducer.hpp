@@ -83,6 +83,12 @@ inline cl::Buffer upload(const DeviceQueue& device_queue, const HostValues& valu
 /// the programs (and so of their contexts); Reducers built from them keep theirs.
 void clear_program_cache();
 
+/// The program built from `source` with `options` for `device`: taken from the program cache,
+/// or compiled now (blocking) and kept there. Throws Error(Errc::kernel_build) with the build
+/// log when the compiler rejects it.
+cl::Program cached_program(const cl::Context& context, const cl::Device& device,
+                           const std::string& source, const std::string& options);
+
 class Reducer {
 public:
     /// Takes the tuning policy for the recipe on the device (policy_for, see policy.hpp),
@@ -107,6 +113,8 @@ public:
     const cl::Context& context() const { return context_; }
     const cl::Device& device() const { return device_; }
     const cl::Program& program() const { return program_; }
+    /// The OpenCL C text the program was built from: the kernel text completed for the op.
+    const std::string& source() const { return source_; }
     const DeviceReport& report() const { return report_; }
     /// How this reducer is built and launched; the accessors below read it.
     const Policy& policy() const { return policy_; }
@@ -216,6 +224,7 @@ private:
     cl::Device device_;
     DeviceReport report_;
     Policy policy_;
+    std::string source_;
     cl::Program program_;
     cl::Kernel pass_kernel_;      // reduce: one pass
     cl::Kernel finishing_kernel_; // reduce_and_finish: a pass that the last work-group finishes

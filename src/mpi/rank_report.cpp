@@ -155,7 +155,7 @@ void print_json(std::ostream& out, const Options& options, const std::vector<Ran
                 const CombinedCheck& check) {
     out << "{\"clreduce_version\": " << json_string(CLREDUCE_VERSION)
         << ", \"ranks\": " << rows.size() << ", \"op\": " << json_string(name_of(options.op))
-        << ", \"data_type\": " << json_string(name_of(options.type))
+        << ", \"type\": " << json_string(name_of(options.type))
         << ", \"length\": " << options.length
         << ", \"seed\": " << (options.input ? "null" : std::to_string(options.seed))
         << ", \"input\": " << (options.input ? json_string(*options.input) : "null")
