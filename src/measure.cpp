@@ -116,7 +116,8 @@ Check check_for(DataType type, Op op, const Reference& reference, Origin origin)
             reference.grain >= static_cast<double>(limits::min()) &&
             reference.magnitude < std::ldexp(reference.grain, limits::digits);
         // clreduce's N values, each at least 1 in magnitude: while N <= 2^(2 digits) / (128 M^2),
-        // some partial sum leaves the integers T holds with probability below 4N e^-64 (README).
+        // some partial sum leaves the integers T holds with probability below 4N e^-64
+        // (docs/validation.md).
         const double m = largest_random_addend;
         const bool drawn_exact =
             origin == Origin::drawn &&
@@ -224,7 +225,7 @@ Measurement measure(Reducer& reducer, const DeviceQueue& queues, const DeviceInp
         measurement.stream_read_us = summarize(read_samples);
     // The waits come after the runs, back to back, as an application's reductions on its own
     // queue do: NVIDIA's driver takes 1.5 to 3.5 us longer for the first command on a queue
-    // after another queue's (README), which the warm-up absorbs once, not every repeat.
+    // after another queue's (docs/benchmarks.md), which the warm-up absorbs once, not every repeat.
     repeat(repeats, [&](bool counted) {
         auto wait = reducer.reduce_timed(queues.unprofiled, pieces);
         if (counted)

@@ -31,8 +31,8 @@ std::string program_binary(const cl::Program& program) {
 /// device's threads run on the host's cores, and a thread spinning beside them took one of
 /// them (on the 2-core CI machine 2^26 values took 1.7 times as long, polled). Elsewhere it
 /// polls the event's status: a blocking wait lets the driver put the thread to sleep, and
-/// waking it added 2 to 3 us to each reduction on NVIDIA's driver (README), more than a tenth
-/// of a short reduction's wait.
+/// waking it added 2 to 3 us to each reduction on NVIDIA's driver (docs/benchmarks.md), more than a
+/// tenth of a short reduction's wait.
 void wait_for(const cl::Event& event, const DeviceReport& report) {
     if (report.type & CL_DEVICE_TYPE_CPU) {
         event.wait();

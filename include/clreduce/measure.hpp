@@ -35,7 +35,8 @@ struct Repeats {
 /// pass's launch shape (within its own work-group limit) and does nothing else. It is built
 /// from the reducer's program text with stream_read.cl appended, with the same options, so
 /// it reads as the reduction does; the first StreamRead for a reducer compiles it.
-/// On GPUs it is the reduction's ceiling; on CPUs it is a reference, not a bound (README).
+/// On GPUs it is the reduction's ceiling; on CPUs it is a reference, not a bound
+/// (docs/command-line.md, "Output").
 class StreamRead {
 public:
     /// Launches on `queue`, which must profile.

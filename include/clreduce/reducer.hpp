@@ -3,7 +3,7 @@
 // caller's context and device, a value type and an op, reduces a range of a caller's buffer on
 // a caller's in-order queue, either blocking (the value comes back) or enqueued (the result
 // lands in a caller's buffer, and the returned event chains on). See "Use clreduce in your
-// program" in the README.
+// program" in the README, and docs/library.md.
 //
 // Errors: every call throws clreduce::Error (errors.hpp), whose cause() says why: a range or
 // a queue the call cannot take (Errc::invalid_argument), a type, finish or work-group size the
@@ -60,7 +60,8 @@ struct Piece {
 
 /// A context on one device with two in-order queues: the command-line tool's. `queue`
 /// profiles, for the device's times; `unprofiled` is where the host's wait for a result is
-/// timed, since profiling itself lengthens that wait (by 8 to 12 us on NVIDIA's driver, README).
+/// timed, since profiling itself lengthens that wait (by 8 to 12 us on NVIDIA's driver,
+/// docs/driver-notes.md).
 struct DeviceQueue {
     explicit DeviceQueue(const cl::Device& device);
     cl::Device device;

@@ -12,7 +12,7 @@
 
 namespace clreduce {
 
-/// The process exit codes; the README's table documents each.
+/// The process exit codes; docs/command-line.md ("Exit codes") documents each.
 enum class ExitCode : int {
     success = 0,
     wrong_result = 1,  // the device's result differs from the host reference

@@ -177,7 +177,8 @@ void print_measurement(std::ostream& out, const Measurement& measurement) {
     }
     const auto span = measurement.span_us();
     const auto bytes = measurement.bytes();
-    // The span and the host's wait come from different runs (README), so either may be the
+    // The span and the host's wait come from different runs (docs/command-line.md,
+    // "Output"), so either may be the
     // shorter: each line says which runs it measured.
     out << "device span     " << timing_text(span, bytes, repeated)
         << ", profiled runs: the first pass's start to the last one's end\n";

@@ -50,7 +50,8 @@ void print_plan(std::ostream& out, const std::vector<Pass>& passes);
 void print_measurement(std::ostream& out, const Measurement& measurement);
 
 /// What --host-input adds to the report: how the input reached the device and, for copied
-/// chunks, the uploads' own time, end to end, and the copy ceiling (README).
+/// chunks, the uploads' own time, end to end, and the copy ceiling (docs/design.md, "Large
+/// inputs and several devices").
 struct HostInputFigures {
     bool in_place = false;
     bool from_file = false;  // the values are a mapped file's (--input), else pinned memory
@@ -60,8 +61,8 @@ struct HostInputFigures {
     std::optional<Statistic> copy_us;
 };
 
-/// One JSON object with the same content as the text report (README: "JSON output"), with
-/// `host_input`'s figures when the input was streamed.
+/// One JSON object with the same content as the text report (docs/command-line.md, "JSON output"),
+/// with `host_input`'s figures when the input was streamed.
 void print_json(std::ostream& out, const Measurement& measurement, const SelectedDevice& selected,
                 const Reducer& reducer, const Options& options,
                 const HostInputFigures* host_input = nullptr);
