@@ -60,7 +60,8 @@ value_t sub_group_reduce_op(value_t x);  // defined only when REDUCE_PATH_SUB_GR
 // vectors, which the hardware coalesces into whole memory transactions. On CPUs
 // (REDUCE_CONTIGUOUS) each work-item takes one contiguous run, which its core's prefetcher
 // streams: a CPU driver runs a work-group's work-items one after the other, so interleaved
-// shares would make each of them stride through memory (docs/design.md).
+// shares would make each of them stride through memory (docs/design.md, "Measurements behind
+// the kernel's choices").
 // The values are in[first] ... in[first + length - 1]. Every buffer starts at
 // CL_DEVICE_MEM_BASE_ADDR_ALIGN, which is at least the size of the largest vector type, so
 // the vectors are read from the first index that is a multiple of 4 on, aligned; the up to 3
@@ -69,7 +70,8 @@ value_t sub_group_reduce_op(value_t x);  // defined only when REDUCE_PATH_SUB_GR
 value_t fold_private(global const value_t* in, ulong first, ulong length) {
     const ulong head = min((4 - first % 4) % 4, length);
     // Indexed as vectors from the buffer's start: a vector pointer cast from
-    // `in + first + head` made slower loads on NVIDIA's compiler (docs/design.md).
+    // `in + first + head` made slower loads on NVIDIA's compiler (docs/design.md,
+    // "Measurements behind the kernel's choices").
     global const value4_t* in4 = (global const value4_t*)in + (first + head) / 4;
     const ulong vectors = (length - head) / 4;
     const ulong items = get_global_size(0);
@@ -217,6 +219,13 @@ void rearm(global uint* arrivals) {
 
 #endif
 
+// How a work-group counts itself in, named so that a device test (test/test_device.cpp) can
+// make one work-group skip it, as a launch that did not complete would; every other build
+// takes this.
+#ifndef REDUCE_ARRIVE
+#define REDUCE_ARRIVE(arrivals) arrive(arrivals)
+#endif
+
 // `partials` holds get_num_groups(0) values; the result goes to result[result_index]. `arrivals` is
 // 0 before the launch, and the last work-group sets it back to 0. The host alternates two counts
 // from launch to launch, and work-group 0 zeroes the one the next launch takes
@@ -234,7 +243,7 @@ kernel void reduce_and_finish(global const value_t* in, ulong first, ulong lengt
     const value_t partial = reduce_work_group(fold_private(in, first, length), scratch);
     if (get_local_id(0) == 0) {
         partials[get_group_id(0)] = partial;
-        arrived_last = arrive(arrivals) == get_num_groups(0) - 1;
+        arrived_last = REDUCE_ARRIVE(arrivals) == get_num_groups(0) - 1;
     }
     // With the global fence, what work-item 0 acquired is visible to its whole work-group.
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
