@@ -36,10 +36,11 @@ constexpr const char* mpi_help =
     "clreduce-mpi takes the options above, run under mpirun: -l is the total length, split "
     "across the ranks; -d names the devices each node's ranks take in turn by node-local rank "
     "(-d all: one rank per device). Refused: --list, --sweep, --csv, --host-input, --chunk, "
-    "--max-buffer.\n";
+    "--max-buffer, --no-check (every slice and the combination are always checked).\n";
 
-/// Options that only mean something in one process are refused, never ignored.
-void refuse_single_process_options(const Options& options) {
+/// Options that only mean something in one process, or that clreduce-mpi does not act on, are
+/// refused, never ignored.
+void refuse_options_it_lacks(const Options& options) {
     const auto refuse = [](const std::string& what) {
         throw Failure(ExitCode::usage, what + " is clreduce's alone: clreduce-mpi refuses it");
     };
@@ -51,6 +52,9 @@ void refuse_single_process_options(const Options& options) {
         refuse("--host-input");
     if (options.max_buffer != 0)
         refuse("--max-buffer");
+    if (!options.check) // rank 0's check of the combination rests on every slice's reference
+        throw Failure(ExitCode::usage,
+                      "--no-check: clreduce-mpi checks every slice and the combination, always");
 }
 
 /// This rank's index among the ranks of its node (a collective: called outside the stages,
@@ -145,7 +149,7 @@ int reduce_across_ranks(int argc, char* argv[], std::ostream& out) {
     agree.stage([&] {
         options = parse_options(argc, argv);
         if (options)
-            refuse_single_process_options(*options);
+            refuse_options_it_lacks(*options);
     });
     if (!options) { // --help or --version, answered
         if (rank == 0 && asked_for_help(argc, argv))
