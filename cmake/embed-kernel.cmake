@@ -1,8 +1,7 @@
-# Writes OUTPUT, a C++ source that defines clreduce::FUNCTION() (declared in HEADER) as the
-# text of KERNEL, so that a program linked with the library needs no kernel file. Run at build
-# time:
-#   cmake -DKERNEL=kernels/reduce.cl -DOUTPUT=embedded_kernel.cpp
-#         -DFUNCTION=embedded_kernel_source -DHEADER=clreduce/source.hpp -P embed-kernel.cmake
+# Writes OUTPUT, a C++ source that defines clreduce::FUNCTION() as the text of KERNEL, so that
+# a program linked with the library needs no kernel file. Run at build time:
+#   cmake -DKERNEL=kernels/reduce.cl -DFUNCTION=embedded_kernel_source
+#         -DOUTPUT=embedded_kernel.cpp -P embed-kernel.cmake
 #
 # The text is a char array of its bytes, not a string literal: compilers cap the length of
 # string literals (MSVC at 16 KiB a piece), and the kernel's text needs no escaping this way.
@@ -16,7 +15,7 @@ get_filename_component(name "${KERNEL}" NAME)
 
 file(WRITE "${OUTPUT}" "// Generated from ${name} by embed-kernel.cmake at build time: do not edit.
 
-#include \"${HEADER}\"
+#include \"clreduce/source.hpp\"
 
 namespace clreduce {
 namespace {

@@ -48,16 +48,15 @@ std::vector<cl_long> rank_row(const Options& options, const ValuesView& values, 
 
 } // namespace
 
-int exact_across_ranks(Options options, const Agreement& agree, int node_rank, std::ostream& out) {
+int exact_across_ranks(const Options& options, const std::optional<InputFile>& file,
+                       const Agreement& agree, int node_rank, std::ostream& out) {
     int rank = 0;
     int ranks = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    std::optional<InputFile> file;
     HostValues drawn;
     std::vector<cl_long> row;
     agree.stage([&] {
-        file = open_input(options); // the file's type and length become the options'
         if (options.op != Op::sum || !exact_sums(options.type))
             throw Failure(ExitCode::usage, "--exact sums float or double values (--op sum)");
         if (options.benchmark)
