@@ -87,8 +87,7 @@ TEST_CASE("the host reference names the method it ran", "[reference]") {
     CHECK(host_reduce(Op::sum, std::vector<cl_int>{1, 2}, 2).method.find("std::reduce") == 0);
 }
 
-TEST_CASE("floating-point sums are exact, with the sum of magnitudes beside them",
-          "[reference]") {
+TEST_CASE("floating-point sums are exact, with the sum of magnitudes beside them", "[reference]") {
     // 1 + 2^-60 + ... - 1: a plain double sum loses every small term.
     std::vector<cl_double> values{1.0};
     for (int i = 0; i < 1000; ++i)
