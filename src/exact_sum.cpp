@@ -66,10 +66,20 @@ ExactSum::ExactSum(const cl::Context& context, const cl::Device& device, DataTyp
     throw Error(error);
 }
 
+std::size_t ExactSum::work_groups_for(std::uint64_t length) const {
+    // Each work-item reads four values at a time: a short piece needs fewer work-groups, and
+    // every work-group costs its merge.
+    const auto values_per_group = std::uint64_t{4} * work_group_size_;
+    return static_cast<std::size_t>(std::clamp<std::uint64_t>(
+        (length + values_per_group - 1) / values_per_group, 1, work_groups_));
+}
+
 ExactAccumulator ExactSum::accumulate(const cl::CommandQueue& queue,
                                       const std::vector<Piece>& pieces, ExactTimes* times) try {
     const auto row_bytes = ExactAccumulator::row_width(type_) * sizeof(cl_long);
-    const auto rows = std::max<std::size_t>(1, pieces.size() * work_groups_);
+    std::size_t rows = 1;
+    for (const auto& piece : pieces)
+        rows += work_groups_for(piece.length);
     if (rows_capacity_ < rows) {
         rows_ = cl::Buffer(context_, CL_MEM_READ_WRITE, rows * row_bytes);
         rows_capacity_ = rows;
@@ -77,9 +87,9 @@ ExactAccumulator ExactSum::accumulate(const cl::CommandQueue& queue,
     const auto scratch = cl::Local(merge_chunk * work_group_size_ * sizeof(cl_long));
     std::vector<cl::Event> events;
     const cl::NDRange local(work_group_size_);
-    const cl::NDRange first_pass(work_groups_ * work_group_size_);
     cl_ulong first_row = 0;
     for (const auto& piece : pieces) {
+        const auto work_groups = work_groups_for(piece.length);
         partials_.setArg(0, piece.buffer);
         partials_.setArg(1, static_cast<cl_ulong>(piece.first));
         partials_.setArg(2, static_cast<cl_ulong>(piece.length));
@@ -87,9 +97,10 @@ ExactAccumulator ExactSum::accumulate(const cl::CommandQueue& queue,
         partials_.setArg(4, first_row);
         partials_.setArg(5, scratch);
         events.emplace_back();
-        queue.enqueueNDRangeKernel(partials_, cl::NullRange, first_pass, local, nullptr,
+        queue.enqueueNDRangeKernel(partials_, cl::NullRange,
+                                   cl::NDRange(work_groups * work_group_size_), local, nullptr,
                                    &events.back());
-        first_row += work_groups_;
+        first_row += work_groups;
     }
     merge_.setArg(0, rows_);
     merge_.setArg(1, first_row);

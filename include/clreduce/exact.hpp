@@ -92,7 +92,9 @@ public:
 
     DataType type() const { return type_; }
     std::size_t work_group_size() const { return work_group_size_; }
-    std::size_t work_groups() const { return work_groups_; }
+    /// The first pass's work-groups for a piece of `length` values: a few per compute unit,
+    /// fewer for a short piece.
+    std::size_t work_groups_for(std::uint64_t length) const;
     /// exact_sum.cl's build options: the type, the limbs, the unit, the layout.
     const std::string& build_options() const { return build_options_; }
 
@@ -113,7 +115,7 @@ private:
     cl::Context context_;
     cl::Device device_;
     std::size_t work_group_size_ = 0;
-    std::size_t work_groups_ = 0; // of the first pass, per piece
+    std::size_t work_groups_ = 0; // of the first pass over a long piece
     std::string build_options_;
     cl::Kernel partials_;
     cl::Kernel merge_;

@@ -171,7 +171,8 @@ void print_exact(std::ostream& out, const ExactOutcome& outcome,
     for (std::size_t i = 0; i < shares.size(); ++i)
         out << "  device " << shares[i].selected.device_index << " '"
             << shares[i].queue.device.getInfo<CL_DEVICE_NAME>() << "': " << shares[i].values.length
-            << " values, work-groups " << shares[i].exact_sum.work_groups() << " x "
+            << " values, work-groups "
+            << shares[i].exact_sum.work_groups_for(shares[i].values.length) << " x "
             << shares[i].exact_sum.work_group_size() << ", "
             << outcome.runs.front().times[i].launch_us.size() << " launches, device span "
             << timing_text(outcome.span_us(i), shares[i].values.length * info(options.type).size,
