@@ -8,6 +8,7 @@
 #include "program.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 namespace clreduce {
@@ -15,7 +16,6 @@ namespace {
 
 constexpr std::size_t default_work_group_size = 256;
 constexpr std::size_t work_groups_per_compute_unit = 4;
-constexpr std::size_t merge_chunk = 8; // exact_sum.cl's CHUNK: the scratch holds 8 entries each
 
 std::string exact_build_options(DataType type, const DeviceReport& report) {
     return "-D VALUE=" + std::string(info(type).cl_name) +
@@ -25,12 +25,11 @@ std::string exact_build_options(DataType type, const DeviceReport& report) {
            (reads_contiguous_runs(report) ? " -D CONTIGUOUS" : "");
 }
 
-/// The work-group size to run: `requested`, or the default, within what both kernels and
-/// the device's local memory take; a request past those is refused.
+/// The work-group size to run: `requested`, or the default, within what both kernels take;
+/// a request past that is refused.
 std::size_t settle_work_group_size(std::size_t requested, const cl::Device& device,
-                                   const std::vector<cl::Kernel>& kernels,
-                                   std::uint64_t local_memory) {
-    std::size_t largest = local_memory / (merge_chunk * sizeof(cl_long));
+                                   const std::vector<cl::Kernel>& kernels) {
+    std::size_t largest = std::numeric_limits<std::size_t>::max();
     for (const auto& kernel : kernels)
         largest = std::min(largest, kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device));
     if (requested > largest)
@@ -38,6 +37,18 @@ std::size_t settle_work_group_size(std::size_t requested, const cl::Device& devi
                                            " is past the exact sum's largest on this device, " +
                                            std::to_string(largest));
     return requested != 0 ? requested : std::min(default_work_group_size, largest);
+}
+
+/// Throws Error(Errc::unsupported) when the device lacks what exact_sum.cl needs.
+void require_exact_support(const DeviceReport& report) {
+    // The expansions are in double, for float input too, and the digits 64-bit integers
+    // added with local atomics.
+    require_type_support(report, DataType::float64);
+    require_type_support(report, DataType::int64);
+    if (!report.has_extension("cl_khr_int64_base_atomics"))
+        throw Error(Errc::unsupported, "--exact needs 64-bit atomics (cl_khr_int64_base_atomics), "
+                                       "which device '" +
+                                           report.name + "' does not report");
 }
 
 } // namespace
@@ -50,15 +61,12 @@ ExactSum::ExactSum(const cl::Context& context, const cl::Device& device, DataTyp
     if (!exact_sums(type))
         throw Error(Errc::unsupported, "--exact sums float or double values, not " + name_of(type));
     const auto report = query_report(device);
-    // The digits are 64-bit integers and the expansion is in double, for float input too.
-    require_type_support(report, DataType::int64);
-    require_type_support(report, DataType::float64);
+    require_exact_support(report);
     build_options_ = exact_build_options(type, report);
     const auto program = cached_program(context, device, std::string(kernel_text), build_options_);
     partials_ = program_kernel(device, program, "exact_partials");
     merge_ = program_kernel(device, program, "exact_merge");
-    work_group_size_ =
-        settle_work_group_size(work_group_size, device, {partials_, merge_}, report.local_memory);
+    work_group_size_ = settle_work_group_size(work_group_size, device, {partials_, merge_});
     work_groups_ = report.compute_units * work_groups_per_compute_unit;
     merged_ =
         cl::Buffer(context, CL_MEM_READ_WRITE, ExactAccumulator::row_width(type) * sizeof(cl_long));
@@ -84,7 +92,6 @@ ExactAccumulator ExactSum::accumulate(const cl::CommandQueue& queue,
         rows_ = cl::Buffer(context_, CL_MEM_READ_WRITE, rows * row_bytes);
         rows_capacity_ = rows;
     }
-    const auto scratch = cl::Local(merge_chunk * work_group_size_ * sizeof(cl_long));
     std::vector<cl::Event> events;
     const cl::NDRange local(work_group_size_);
     cl_ulong first_row = 0;
@@ -95,7 +102,6 @@ ExactAccumulator ExactSum::accumulate(const cl::CommandQueue& queue,
         partials_.setArg(2, static_cast<cl_ulong>(piece.length));
         partials_.setArg(3, rows_);
         partials_.setArg(4, first_row);
-        partials_.setArg(5, scratch);
         events.emplace_back();
         queue.enqueueNDRangeKernel(partials_, cl::NullRange,
                                    cl::NDRange(work_groups * work_group_size_), local, nullptr,
@@ -105,7 +111,6 @@ ExactAccumulator ExactSum::accumulate(const cl::CommandQueue& queue,
     merge_.setArg(0, rows_);
     merge_.setArg(1, first_row);
     merge_.setArg(2, merged_);
-    merge_.setArg(3, scratch);
     events.emplace_back();
     queue.enqueueNDRangeKernel(merge_, cl::NullRange, local, local, nullptr, &events.back());
     std::vector<cl_long> row(ExactAccumulator::row_width(type_));

@@ -74,6 +74,7 @@ def cases(type_name):
     half_ulp_of_one = math.ldexp(1, -precision)
     big = 1e8 if type_name == "float" else 1e17
     yield "cancellation", [big, 1.0, -big] * 100000
+    yield "negative-cancellation", [-big, -1.0, big] * 1000
     yield "wide-range", wide_range(type_name, 20011, rng)
     for odd in (1, 3, 5, 7):  # 1 + odd half-ulps: a tie, rounding down, up, down, up to even
         noise = [v for i in range(500) for v in (math.ldexp(1 + i, 40), -math.ldexp(1 + i, 40))]
@@ -140,9 +141,9 @@ def check(clreduce, work_dir):
 
 def check_mutants(clreduce, work_dir, mutant_dir):
     """Every mutant must fail (exit 1) on each input with cancellation, in one work-group
-    size or another: a lost carry shows only where some work-item's values sum to a negative
-    number, and a lost value below half an ulp of the sum changes no correctly rounded
-    result, so no check of any result can see it."""
+    size or another: a lost row shows only where that row is not zero, and a lost value
+    below half an ulp of the sum changes no correctly rounded result, so no check of any
+    result can see it."""
     failures = 0
     for mutant in sorted(os.listdir(mutant_dir)):
         for type_name in FORMATS:
