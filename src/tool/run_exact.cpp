@@ -39,10 +39,19 @@ struct ExactShare {
         , queue(selected.device)
         , exact_sum(queue.context, queue.device, options.type, options.work_group_size, kernel)
         , values(share_values) {
-        if (!options.host_input)
-            input = std::make_unique<DeviceInput>(
-                queue.context, queue.queue, values,
-                buffer_values(query_report(selected.device), options.type, options.max_buffer));
+        if (options.host_input)
+            return;
+        const auto report = query_report(selected.device);
+        if (values.length > report.global_memory / info(options.type).size)
+            throw Failure(ExitCode::unsupported,
+                          "length " + std::to_string(values.length) + " needs " +
+                              bytes_text(values.length, info(options.type).size) +
+                              " of device memory, but device '" + report.name + "' has " +
+                              bytes_text(report.global_memory, 1) +
+                              " (CL_DEVICE_GLOBAL_MEM_SIZE; --host-input streams it)");
+        input =
+            std::make_unique<DeviceInput>(queue.context, queue.queue, values,
+                                          buffer_values(report, options.type, options.max_buffer));
     }
     SelectedDevice selected;
     DeviceQueue queue;
@@ -114,6 +123,24 @@ std::string exact_kernel_text(const Options& options) {
     return read_kernel_file("exact_sum.cl", {options.kernel_dir});
 }
 
+/// The devices' shares of `values`, uploaded unless streamed. Equal shares: the accumulators'
+/// sum does not depend on where the values were summed.
+std::vector<ExactShare> make_shares(const std::vector<SelectedDevice>& devices,
+                                    const Options& options, const std::string& kernel,
+                                    const ValuesView& values) {
+    const auto lengths = split_shares(
+        options.length,
+        std::vector<double>(std::min<std::uint64_t>(devices.size(), options.length), 1.0));
+    std::vector<ExactShare> shares;
+    shares.reserve(lengths.size());
+    std::uint64_t first = 0;
+    for (std::size_t i = 0; i < lengths.size(); ++i) {
+        shares.emplace_back(devices[i], options, kernel, values.part(first, lengths[i]));
+        first += lengths[i];
+    }
+    return shares;
+}
+
 struct ExactOutcome {
     std::vector<ExactRun> runs;     // the timed runs, warm-up excluded
     std::optional<Scalar> expected; // the host's exact sum; none with --no-check
@@ -124,15 +151,18 @@ struct ExactOutcome {
         });
     }
     Statistic host_us() const {
-        std::vector<double> samples;
-        for (const auto& run : runs)
-            samples.push_back(run.host_us);
-        return summarize(samples);
+        return over_runs([](const ExactRun& run) { return run.host_us; });
     }
     Statistic span_us(std::size_t share) const {
+        return over_runs([&](const ExactRun& run) { return run.times[share].span_us; });
+    }
+
+private:
+    template <typename Sample>
+    Statistic over_runs(Sample sample) const {
         std::vector<double> samples;
         for (const auto& run : runs)
-            samples.push_back(run.times[share].span_us);
+            samples.push_back(sample(run));
         return summarize(samples);
     }
 };
@@ -208,17 +238,7 @@ ExitCode run_exact(const std::vector<SelectedDevice>& devices, const Options& op
         drawn = random_values(options.type, Op::sum, options.length, options.seed);
         values = drawn;
     }
-    // Equal shares: the accumulators' sum does not depend on where the values were summed.
-    const auto lengths = split_shares(
-        options.length,
-        std::vector<double>(std::min<std::uint64_t>(devices.size(), options.length), 1.0));
-    std::vector<ExactShare> shares;
-    shares.reserve(lengths.size());
-    std::uint64_t first = 0;
-    for (std::size_t i = 0; i < lengths.size(); ++i) {
-        shares.emplace_back(devices[i], options, kernel, values.part(first, lengths[i]));
-        first += lengths[i];
-    }
+    auto shares = make_shares(devices, options, kernel, values);
     const auto chunk =
         options.chunk != 0
             ? options.chunk
