@@ -5,11 +5,25 @@ CLREDUCE_REQUIRE_DEVICE=1 (as the README's test command sets), when they fail.
 """
 
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import clreduce
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--example-doc",
+        default=str(Path(__file__).resolve().parents[2] / "docs" / "python.md"),
+        help="the Markdown file whose first ```python block test_example.py runs",
+    )
+
+
+@pytest.fixture(scope="session")
+def example_doc(request):
+    return Path(request.config.getoption("--example-doc"))
 
 
 @pytest.fixture(scope="session")
