@@ -7,7 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=build/python
-requirements=(scikit-build-core nanobind numpy pyopencl pytest)
+# mako: pyopencl.array.sum, which test/python/benchmark.py times beside clreduce.
+requirements=(scikit-build-core nanobind numpy pyopencl mako pytest)
 
 [ -x "$root/venv/bin/python" ] || "${PYTHON:-python3}" -m venv "$root/venv"
 python="$root/venv/bin/python"
