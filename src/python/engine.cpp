@@ -46,7 +46,8 @@ std::uint64_t stream_chunk(const Reducer& reducer, std::uint64_t length) {
                                    std::min({chunk_bytes / reducer.value_size(), largest, length}));
 }
 
-/// The recipe of the tool's default run: the best path and finish the device reports.
+/// The engine's defaults for the type and op: the best path the device reports, the finish
+/// chosen for it (one launch where the device allows it), the device's work-group size.
 Recipe recipe_for(DataType type, Op op) {
     Recipe recipe;
     recipe.type = type;
