@@ -64,7 +64,10 @@ def written_after_a_user_event(queue, values):
     array = cl_array.zeros(queue, len(values), values.dtype)
     gate = cl.UserEvent(queue.context)
     copy_queue = cl.CommandQueue(queue.context)
-    written = cl.enqueue_copy(copy_queue, array.data, values, wait_for=[gate], is_blocking=False)
+    # After the zeros too, which another queue writes.
+    written = cl.enqueue_copy(
+        copy_queue, array.data, values, wait_for=[gate, *array.events], is_blocking=False
+    )
     array.add_event(written)
     return array, gate
 
