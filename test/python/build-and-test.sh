@@ -14,6 +14,8 @@ requirements=(scikit-build-core nanobind numpy pyopencl mako pytest)
 python="$root/venv/bin/python"
 "$python" -m pip download -q --dest "$root/wheels" "${requirements[@]}"
 "$python" -m pip install -q --no-index --find-links "$root/wheels" "${requirements[@]}"
+# Every core, also where no Ninja is installed and scikit-build-core falls back to make.
+export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
 # With the environment's own build dependencies, and CMake's build folder kept in build/python,
 # so that the wheel test and the next run rebuild only what changed.
 "$python" -m pip install -q --no-build-isolation -C build-dir="$root/cmake" .
