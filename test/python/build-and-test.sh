@@ -18,7 +18,7 @@ python="$root/venv/bin/python"
 export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
 # With the environment's own build dependencies, and CMake's build folder kept in build/python,
 # so that the wheel test and the next run rebuild only what changed.
-"$python" -m pip install -q --no-build-isolation -C build-dir="$root/cmake" .
+"$python" -m pip install -q --no-build-isolation --config-settings=build-dir="$root/cmake" .
 
 export CLREDUCE_WHEELHOUSE="$PWD/$root/wheels" CLREDUCE_BUILD_DIR="$PWD/$root/cmake"
 # Any exit but 0 fails the run, pytest's 5 (no test collected) too.

@@ -15,7 +15,7 @@ def test_the_wheel_installs_and_reduces_in_a_new_environment(tmp_path, device):
     # test/python/build-and-test.sh set it, the CMake build folder of `pip install .`.
     build = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation"]
     if "CLREDUCE_BUILD_DIR" in os.environ:
-        build += ["-C", f"build-dir={os.environ['CLREDUCE_BUILD_DIR']}"]
+        build += [f"--config-settings=build-dir={os.environ['CLREDUCE_BUILD_DIR']}"]
     subprocess.run([*build, "-w", str(tmp_path / "dist"), str(ROOT)], check=True)
     (wheel,) = (tmp_path / "dist").glob("clreduce-*.whl")
 
