@@ -85,6 +85,8 @@ def test_an_enqueued_reduction_waits_for_the_array_events(queue):
 
 
 def test_a_blocking_reduction_waits_for_the_array_events(queue):
+    # The timer's thread opens the gate while this one waits in clreduce.sum: it can only
+    # because the wait lets go of the GIL.
     values = random_values(np.int32, 10_000)
     array, gate = written_after_a_user_event(queue, values)
     opener = threading.Timer(0.2, gate.set_status, [cl.command_execution_status.COMPLETE])
