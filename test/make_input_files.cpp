@@ -6,6 +6,7 @@
 // The good files hold 1, 2, ..., 1000 (times 2^32 for 8-byte integers), whose sum is 500500
 // (2149631131648000) in any order, so that the tests can check the exact result.
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -91,6 +92,9 @@ int main(int argc, char* argv[]) {
         {"aligned-16.npy", npy(dict("<i4", "(1000,)"), ints, 1, 16)},
         {"int32.raw", ints},
         {"double.raw", counting<double>(n)},
+        // No values: a sum of them is 0, a min or max is refused.
+        {"no-values.npy", npy(dict("<i4", "(0, 3)"), "")},
+        {"empty.raw", ""},
         // Broken ones.
         {"empty.npy", ""},
         {"magic-only.npy", "\x93NUMPY\x01"},
@@ -102,7 +106,6 @@ int main(int argc, char* argv[]) {
         {"object.npy", npy(dict("|O", "(3,)"), std::string(24, '\0'))},
         {"complex.npy", npy(dict("<c8", "(1000,)"), ints + ints)},
         {"big-endian.npy", npy(dict(">i4", "(1000,)"), ints)},
-        {"no-values.npy", npy(dict("<i4", "(0, 3)"), "")},
         {"malformed.npy", npy("{'descr': '<i4', 'fortran_order': False, 'shape': [1000], }", ints)},
         {"odd-size.raw", ints + "x"},
     };
@@ -111,12 +114,15 @@ int main(int argc, char* argv[]) {
             std::cerr << "make_input_files: cannot write " << folder << "/" << name << '\n';
             return 1;
         }
-    // Unreadable for anyone but root (removed first: a second run could not write it), and
-    // a folder where a file should be.
+    // Unreadable for anyone but root (removed first: a second run could not write it), a
+    // folder where a file should be, and a FIFO, whose opening would wait for a writer.
     const auto unreadable = folder + "/unreadable.npy";
     std::remove(unreadable.c_str());
     if (!write(unreadable, npy(dict("<i4", "(1000,)"), ints)) || chmod(unreadable.c_str(), 0) != 0)
         return 1;
     mkdir((folder + "/folder.npy").c_str(), 0755);
+    const auto fifo = folder + "/fifo.npy";
+    if (mkfifo(fifo.c_str(), 0644) != 0 && errno != EEXIST)
+        return 1;
     return 0;
 }

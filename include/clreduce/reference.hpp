@@ -19,8 +19,8 @@ constexpr int largest_random_addend = 8;
 
 /// Pseudo-random values of `type` to reduce with `op`: integers over the type's whole range;
 /// for a floating-point sum, nonzero integers in [-8, 8] (largest_random_addend), whose every
-/// partial sum is exact in any order (README, "Floating point"); for floating-point min and
-/// max, uniform in [-1, 1). Value i depends only on (seed, i): a longer input with the same
+/// partial sum is exact in any order (docs/validation.md, "Floating point"); for floating-point min
+/// and max, uniform in [-1, 1). Value i depends only on (seed, i): a longer input with the same
 /// seed starts with the shorter one, and filling runs in parallel.
 HostValues random_values(DataType type, Op op, std::uint64_t length, std::uint64_t seed);
 
@@ -80,7 +80,7 @@ Reference host_reduce(Op op, DataType type, const std::vector<ValuesView>& spans
 std::string host_reduce_method(Op op, DataType type);
 
 /// Whether a result equals the reference exactly: NaN equals NaN, and +0 equals -0 (for a
-/// sum as for min and max, which zero comes out is left to the device: README).
+/// sum as for min and max, which zero comes out is left to the device: docs/validation.md).
 bool same_value(const Scalar& a, const Scalar& b);
 
 } // namespace clreduce
