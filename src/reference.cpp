@@ -26,20 +26,30 @@ T small_nonzero_integer(std::uint64_t bits) {
 }
 
 /// The value of T that random bits stand for: an integer with the same bits (C++17 leaves
-/// the plain conversion of out-of-range values implementation-defined), or for floating
-/// point a small integer for a sum and else a float in [-1, 1) from as many bits as its
-/// significand holds.
+/// the plain conversion of out-of-range values implementation-defined), odd for a product;
+/// for floating point a small integer for a sum, -1 or 1 for a product, else a float in
+/// [-1, 1) from as many bits as its significand holds.
 template <typename T>
 T from_random_bits(std::uint64_t bits, Op op) {
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (std::is_same_v<T, Half>) {
+        return to_half(from_random_bits<float>(bits, op));
+    } else if constexpr (std::is_same_v<T, BFloat16>) {
+        return to_bfloat16(from_random_bits<float>(bits, op));
+    } else if constexpr (std::is_same_v<T, Boolean>) {
+        return {static_cast<std::uint8_t>(bits >> 63)};
+    } else if constexpr (std::is_floating_point_v<T>) {
         if (op == Op::sum)
             return small_nonzero_integer<T>(bits);
+        if (op == Op::prod)
+            return bits >> 63 ? T{-1} : T{1};
         constexpr int digits = std::numeric_limits<T>::digits;
         const auto scaled = static_cast<T>(bits >> (64 - digits - 1)); // [0, 2^(digits+1))
         return scaled / static_cast<T>(std::uint64_t{1} << digits) - T{1};
     } else {
         T value;
-        const auto high = bits >> (64 - 8 * sizeof(T)); // the best-mixed bits
+        auto high = bits >> (64 - 8 * sizeof(T)); // the best-mixed bits
+        if (op == Op::prod)
+            high |= 1;
         std::memcpy(&value, &high, sizeof value);
         return value;
     }
@@ -111,16 +121,17 @@ private:
     int lowest_bit_ = no_bit;
 };
 
-template <typename T>
+template <typename In, typename A>
 Reference floating_sum(const std::vector<ValuesView>& spans) {
     std::vector<CompensatedSum> totals(spans.size());
     for (std::size_t s = 0; s < spans.size(); ++s) {
-        const auto* values = static_cast<const T*>(spans[s].data);
+        const auto* values = static_cast<const In*>(spans[s].data);
         const auto length = spans[s].length;
         std::vector<CompensatedSum> chunks((length + chunk - 1) / chunk);
         for_each_chunk(length, [&](std::uint64_t begin, std::uint64_t end) {
             for (std::uint64_t i = begin; i < end; ++i)
-                chunks[begin / chunk].add(static_cast<double>(values[i]));
+                chunks[begin / chunk].add(
+                    static_cast<double>(to_accumulator<A>(Op::sum, values[i])));
         });
         for (const auto& part : chunks)
             totals[s].add(part);
@@ -128,21 +139,23 @@ Reference floating_sum(const std::vector<ValuesView>& spans) {
     CompensatedSum total;
     for (const auto& part : totals)
         total.add(part);
-    return {static_cast<T>(total.value()), {}, total.magnitude(), total.grain()};
+    return {static_cast<A>(total.value()), {}, total.magnitude(), total.grain()};
 }
 
-template <typename T>
+/// Values of In reduced in the accumulator A.
+template <typename In, typename A>
 Reference reduce_spans(Op op, const std::vector<ValuesView>& spans) {
-    if constexpr (std::is_floating_point_v<T>)
+    if constexpr (std::is_floating_point_v<A>)
         if (op == Op::sum)
-            return floating_sum<T>(spans);
-    T result = identity_of<T>(op);
+            return floating_sum<In, A>(spans);
+    A result = identity_of<A>(op);
     for (const auto& span : spans) {
-        const auto* values = static_cast<const T*>(span.data);
-        result =
-            combine(op, result,
-                    std::reduce(std::execution::par_unseq, values, values + span.length,
-                                identity_of<T>(op), [op](T a, T b) { return combine(op, a, b); }));
+        const auto* values = static_cast<const In*>(span.data);
+        result = combine(op, result,
+                         std::transform_reduce(
+                             std::execution::par_unseq, values, values + span.length,
+                             identity_of<A>(op), [op](A a, A b) { return combine(op, a, b); },
+                             [op](In x) { return to_accumulator<A>(op, x); }));
     }
     return {result, {}};
 }
@@ -170,28 +183,34 @@ HostValues random_values(DataType type, Op op, std::uint64_t length, std::uint64
     });
 }
 
-Reference host_reduce(Op op, const ValuesView& values, std::uint64_t length) {
-    return host_reduce(op, values.type, {values.part(0, length)});
+Reference host_reduce(Op op, const ValuesView& values, std::uint64_t length,
+                      std::optional<DataType> accumulate) {
+    return host_reduce(op, values.type, {values.part(0, length)}, accumulate);
 }
 
-Reference host_reduce(Op op, const HostValues& values, std::uint64_t length) {
-    return host_reduce(op, ValuesView(values), length);
+Reference host_reduce(Op op, const HostValues& values, std::uint64_t length,
+                      std::optional<DataType> accumulate) {
+    return host_reduce(op, ValuesView(values), length, accumulate);
 }
 
-Reference host_reduce(Op op, DataType type, const std::vector<ValuesView>& spans) {
-    auto reference =
-        visit_type(type, [&](auto zero) { return reduce_spans<decltype(zero)>(op, spans); });
-    reference.method = host_reduce_method(op, type);
+Reference host_reduce(Op op, DataType type, const std::vector<ValuesView>& spans,
+                      std::optional<DataType> accumulate) {
+    auto reference = visit_type(type, [&](auto value) {
+        return visit_accumulator(accumulator_for(type, op, accumulate), [&](auto accumulator) {
+            return reduce_spans<decltype(value), decltype(accumulator)>(op, spans);
+        });
+    });
+    reference.method = host_reduce_method(op, type, accumulate);
     return reference;
 }
 
-std::string host_reduce_method(Op op, DataType type) {
+std::string host_reduce_method(Op op, DataType type, std::optional<DataType> accumulate) {
 #if defined(_GLIBCXX_USE_TBB_PAR_BACKEND) && _GLIBCXX_USE_TBB_PAR_BACKEND
     const std::string backend = "TBB backend";
 #else
     const std::string backend = "no parallel backend: sequential";
 #endif
-    if (info(type).floating() && op == Op::sum)
+    if (info(accumulator_for(type, op, accumulate)).floating() && op == Op::sum)
         return "compensated (Neumaier) sum in double, chunks of " + std::to_string(chunk) +
                " under std::for_each(par), " + backend;
     return "std::reduce(par_unseq), " + backend;

@@ -80,11 +80,12 @@ const std::vector<std::pair<std::string, cl_device_type>> device_types = {
     {"cus", CL_DEVICE_TYPE_CUSTOM}, {"def", CL_DEVICE_TYPE_DEFAULT},
 };
 
-const std::vector<std::pair<std::string, Op>> ops = {
-    {"sum", Op::sum},
-    {"min", Op::min},
-    {"max", Op::max},
-};
+std::vector<std::pair<std::string, Op>> ops() {
+    std::vector<std::pair<std::string, Op>> names;
+    for (const auto& op_info : all_ops())
+        names.emplace_back(op_info.name, op_info.op);
+    return names;
+}
 
 std::vector<std::pair<std::string, DataType>> data_types() {
     std::vector<std::pair<std::string, DataType>> names;
@@ -277,15 +278,28 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     TCLAP::ValueArg<std::string> length(
         "l", "length", "Number of values, or 2^N (default: 2^20; 2^28 with --sweep)", false,
         "1048576", "count", cmd);
+    std::vector<std::string> accumulator_names;
+    for (const auto& type_info : all_types())
+        if (accumulates(type_info.type))
+            accumulator_names.push_back(type_info.name);
+    TCLAP::ValuesConstraint<std::string> accumulator_constraint(accumulator_names);
     auto data_type_names = names_of(data_types());
     TCLAP::ValuesConstraint<std::string> data_type_constraint(data_type_names);
     TCLAP::ValueArg<std::string> data_type("", "data-type", "Type of the values (default: int32)",
                                            false, "int32", &data_type_constraint, cmd);
-    auto op_names = names_of(ops);
+    TCLAP::ValueArg<std::string> accumulate(
+        "", "accumulate",
+        "Type to reduce in (NumPy's dtype=): int32, uint32, int64, uint64, float or double "
+        "(default: int64 for int8 and int16 sums and products, uint64 for uint8, uint16 and "
+        "bool, float for float16 and bfloat16, else the values' type)",
+        false, "", &accumulator_constraint, cmd);
+    auto op_names = names_of(ops());
     TCLAP::ValuesConstraint<std::string> op_constraint(op_names);
     TCLAP::ValueArg<std::string> op(
-        "o", "op", "Reduction: sum (integers wrap around), min or max (default: sum)", false, "sum",
-        &op_constraint, cmd);
+        "o", "op",
+        "Reduction: sum or prod (integers wrap around), min or max (NaN propagates), nanmin or "
+        "nanmax (NaN ignored), any or all (default: sum)",
+        false, "sum", &op_constraint, cmd);
 
     try {
         auto arguments = split_arguments(argc, argv);
@@ -320,8 +334,10 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
 
     Options options;
     options.mode = list.isSet() ? Mode::list : sweep.isSet() ? Mode::sweep : Mode::reduce;
-    options.op = choose(op.getValue(), ops, "op");
+    options.op = choose(op.getValue(), ops(), "op");
     options.type = choose(data_type.getValue(), data_types(), "data type");
+    if (accumulate.isSet())
+        options.accumulate = choose(accumulate.getValue(), data_types(), "accumulator");
     options.type_given = data_type.isSet();
     options.length_given = length.isSet();
     options.length = sweep.isSet() && !length.isSet() ? std::uint64_t{1} << 28

@@ -86,8 +86,7 @@ std::string timing_text(const Statistic& us, std::uint64_t bytes, bool repeated)
 }
 
 void print_result(std::ostream& out, const Measurement& measurement) {
-    out << "result          " << to_string(measurement.runs.front().value) << verdict(measurement)
-        << '\n';
+    out << "result          " << measurement.result_text() << verdict(measurement) << '\n';
 }
 
 void print_title(std::ostream& out, const Options& options) {
@@ -221,7 +220,7 @@ void print_outcome(std::ostream& out, const Measurement& measurement,
     if (options.format == Format::json)
         print_json(out, measurement, selected, reducer, options, host_input);
     else if (options.verbosity == Verbosity::quiet)
-        out << to_string(measurement.runs.front().value) << '\n';
+        out << measurement.result_text() << '\n';
     else if (host_input)
         print_host_input(out, measurement, *host_input);
     else
@@ -231,7 +230,7 @@ void print_outcome(std::ostream& out, const Measurement& measurement,
 void print_split(std::ostream& out, const std::vector<DeviceShare>& shares,
                  const SplitFigures& figures, const Options& options) {
     if (options.verbosity == Verbosity::quiet) {
-        out << to_string(figures.whole.runs.front().value) << '\n';
+        out << figures.whole.result_text() << '\n';
         return;
     }
     print_title(out, options);
@@ -353,6 +352,7 @@ void print_json(std::ostream& out, const Measurement& measurement, const Selecte
                .text("finish", name_of(reducer.finish()))
                .text("type", name_of(reducer.type()))
                .text("op", name_of(reducer.op()))
+               .text("accumulator", name_of(reducer.accumulator()))
                .count("length", measurement.length)
                .member(options.input ? "input" : "seed",
                        options.input ? json_string(*options.input) : std::to_string(options.seed))
@@ -368,8 +368,8 @@ void print_json(std::ostream& out, const Measurement& measurement, const Selecte
                .timing("host_reference_us", measurement.host_reference_us, bytes,
                        "host_reference_gbps")
                .text("reference_method", measurement.expected.method)
-               .text("result", to_string(measurement.runs.front().value))
-               .text("reference", to_string(measurement.expected.value))
+               .text("result", measurement.result_text())
+               .text("reference", result_text(measurement.op, measurement.expected.value))
                .precise("error", measurement.largest_error())
                .text("check", name_of(measurement.check))
                .precise("bound", measurement.tolerance)

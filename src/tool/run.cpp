@@ -2,6 +2,7 @@
 
 #include "clreduce/reference.hpp"
 #include "tool/progress.hpp"
+#include "tool/recipe.hpp"
 #include "tool/report.hpp"
 
 #include <ostream>
@@ -92,7 +93,8 @@ std::vector<std::uint64_t> sweep_lengths(std::uint64_t largest) {
     return lengths;
 }
 
-std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_queue, Path path,
+std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_queue,
+                                                     const DeviceReport& report,
                                                      const std::string& kernel_text,
                                                      const Options& options) {
     std::vector<std::optional<Finish>> finishes{options.finish};
@@ -100,10 +102,8 @@ std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_q
         finishes = {Finish::passes, std::nullopt};
     std::vector<std::unique_ptr<Reducer>> reducers;
     for (const auto finish : finishes) {
-        const Recipe recipe{options.type,   options.op, path,
-                            options.factor, finish,     options.work_group_size};
-        auto reducer = std::make_unique<Reducer>(device_queue.context, device_queue.device, recipe,
-                                                 kernel_text);
+        auto reducer = std::make_unique<Reducer>(device_queue.context, device_queue.device,
+                                                 recipe_for(options, report, finish), kernel_text);
         if (reducers.empty() || reducer->finish() != reducers.front()->finish())
             reducers.push_back(std::move(reducer));
     }

@@ -48,9 +48,7 @@ ExitCode run_streamed(Reducer& reducer, const cl::CommandQueue& queue,
     auto& stream = *streamed;
     preparing.end();
 
-    Measurement measurement;
-    measurement.type = reducer.type();
-    measurement.length = options.length;
+    auto measurement = Measurement::of(reducer, options.length);
     std::vector<double> upload, end_to_end, copy;
     Progress streaming("streaming " + std::to_string(options.length) +
                        " values to the device, and the host reference");
@@ -67,7 +65,10 @@ ExitCode run_streamed(Reducer& reducer, const cl::CommandQueue& queue,
     });
     check_against(
         measurement, reducer, {options.iterations, !options.cold},
-        [&] { return host_reduce(reducer.op(), reducer.type(), stream.spans(options.length)); },
+        [&] {
+            return host_reduce(reducer.op(), reducer.type(), stream.spans(options.length),
+                               reducer.accumulator());
+        },
         file ? file->origin : Origin::drawn);
     streaming.end();
 

@@ -1,0 +1,23 @@
+#include "tool/recipe.hpp"
+
+namespace clreduce {
+
+Recipe recipe_for(const Options& options, const DeviceReport& report,
+                  std::optional<Finish> finish) {
+    Recipe recipe;
+    recipe.type = options.type;
+    recipe.op = options.op;
+    recipe.accumulate = options.accumulate;
+    if (options.path)
+        recipe.path = choose_path(report, options.path, options.allow_unreported);
+    recipe.factor = options.factor;
+    recipe.finish = finish;
+    recipe.work_group_size = options.work_group_size;
+    return recipe;
+}
+
+DataType accumulator_of(const Options& options) {
+    return accumulator_for(options.type, options.op, options.accumulate);
+}
+
+} // namespace clreduce
