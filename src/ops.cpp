@@ -5,8 +5,9 @@ namespace clreduce {
 const std::vector<OpInfo>& all_ops() {
     using I = Identity;
     using R = Rounding;
-    constexpr const char* nan_min = "select(fmin(a, b), a + b, isunordered(a, b))";
-    constexpr const char* nan_max = "select(fmax(a, b), a + b, isunordered(a, b))";
+    // ?: selects lane by lane for vectors; select() would need a long condition for double.
+    constexpr const char* nan_min = "isunordered(a, b) ? a + b : fmin(a, b)";
+    constexpr const char* nan_max = "isunordered(a, b) ? a + b : fmax(a, b)";
     static const std::vector<OpInfo> ops = {
         {Op::sum,
          "sum",
@@ -84,9 +85,9 @@ const std::vector<OpInfo>& all_ops() {
          R::none},
         // A vector comparison gives -1 for true, a scalar one 1.
         {Op::any, "any", I::zero, "a | b", nullptr, "max", false, "x != 0",
-         "convert_uint4(-(x != 0))", DataType::uint32, true, R::none},
+         "convert_uint4(-(x != (value4_t)0))", DataType::uint32, true, R::none},
         {Op::all, "all", I::one, "a & b", nullptr, "min", false, "x != 0",
-         "convert_uint4(-(x != 0))", DataType::uint32, true, R::none},
+         "convert_uint4(-(x != (value4_t)0))", DataType::uint32, true, R::none},
     };
     return ops;
 }

@@ -37,7 +37,7 @@ const std::vector<TypeInfo>& all_types() {
          T::uint64},
         {T::float16, "float16", "<f2", "half", "float", nullptr, 2, C::none, "-INFINITY",
          "INFINITY", 0x1p-11, T::float32, "vload_half(i, in)", "vload_half4(v, in)"},
-        {T::bfloat16, "bfloat16", "<V2", "ushort", "float", nullptr, 2, C::none, "-INFINITY",
+        {T::bfloat16, "bfloat16", nullptr, "ushort", "float", nullptr, 2, C::none, "-INFINITY",
          "INFINITY", 0x1p-8, T::float32, "as_float((uint)in[i] << 16)",
          "as_float4(convert_uint4(((global const ushort4*)in)[v]) << 16)"},
         {T::boolean, "bool", "|b1", "uchar", "uchar", "uchar", 1, C::none, "0", "1", 0, T::uint64},

@@ -54,6 +54,10 @@ void write_value(const clreduce::DeviceQueue& queue, const cl::Buffer& buffer, s
 clreduce::HostValues read_back(const clreduce::DeviceQueue& queue, const cl::Buffer& buffer,
                                clreduce::DataType type, std::size_t length);
 
+/// The lengths that break reductions: tiny ones, one work-group's worth and its
+/// neighbours, primes above it, a last pass of two values, and a long odd one.
+std::vector<std::uint64_t> telling_lengths(const clreduce::Reducer& reducer);
+
 /// Reads the whole buffer back as `length` results of the accumulator type `type`.
 std::vector<clreduce::Scalar> read_results(const clreduce::DeviceQueue& queue,
                                            const cl::Buffer& buffer, clreduce::DataType type,

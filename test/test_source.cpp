@@ -48,7 +48,7 @@ TEST_CASE("floating-point min and max propagate NaN; nanmin and nanmax are fmin 
     const auto sum = definitions(Op::sum, Path::tree, DataType::float32);
     CHECK_THAT(sum, Catch::Contains("accum_t op(accum_t a, accum_t b) { return a + b; }"));
     const auto max = definitions(Op::max, Path::tree, DataType::float64);
-    CHECK_THAT(max, Catch::Contains("return select(fmax(a, b), a + b, isunordered(a, b));"));
+    CHECK_THAT(max, Catch::Contains("return isunordered(a, b) ? a + b : fmax(a, b);"));
     CHECK_THAT(max, Catch::Contains("accum_t identity(void) { return -INFINITY; }"));
     const auto nanmax = definitions(Op::nanmax, Path::tree, DataType::float64);
     CHECK_THAT(nanmax,

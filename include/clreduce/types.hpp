@@ -45,7 +45,7 @@ enum class Capability { none, int64, fp64 };
 struct TypeInfo {
     DataType type;
     const char* name;       // as --data-type spells it
-    const char* npy;        // the .npy dtype, little-endian: "<i4", "|u1"
+    const char* npy;        // the .npy dtype, little-endian: "<i4", "|u1"; null: none
     const char* cl_storage; // the OpenCL C type of the input buffer's elements
     const char* cl_value;   // the OpenCL C type a value is loaded into; "<cl_value>4" its vector
     const char* wrapping;   // integers: the unsigned type whose + and * wrap like the sum's

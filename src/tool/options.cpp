@@ -297,8 +297,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     TCLAP::ValuesConstraint<std::string> op_constraint(op_names);
     TCLAP::ValueArg<std::string> op(
         "o", "op",
-        "Reduction: sum or prod (integers wrap around), min or max (NaN propagates), nanmin or "
-        "nanmax (NaN ignored), any or all (default: sum)",
+        "Reduction (default: sum): sum or prod (integers wrap around), min or max (NaN "
+        "propagates), nanmin or nanmax (NaN ignored), any or all",
         false, "sum", &op_constraint, cmd);
 
     try {
