@@ -259,6 +259,17 @@ kernel void reduce_and_finish(global const input_t* in, ulong first, ulong lengt
     }
 }
 
+// The check of a user's op or map, which the host cannot compute: the same definitions applied
+// by one work-item in index order, with the map's index counted as the passes count it. With
+// `go_on`, the fold continues from result[0], for an input held in several buffers.
+kernel void reduce_in_order(global const input_t* in, ulong first, ulong length, uint go_on,
+                            global accum_t* result) {
+    accum_t value = go_on ? result[0] : identity();
+    for (ulong i = 0; i < length; ++i)
+        value = op(value, map(load(in, first + i), i));
+    result[0] = value;
+}
+
 // The benchmark's streaming-read ceiling: the same reads as a pass's first step, with nothing
 // after them. The store fires only if the fold happens to equal `unlikely`, but the compiler
 // cannot know that, so it keeps every load.

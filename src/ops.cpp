@@ -88,6 +88,19 @@ const std::vector<OpInfo>& all_ops() {
          "convert_uint4(-(x != (value4_t)0))", DataType::uint32, true, R::none},
         {Op::all, "all", I::one, "a & b", nullptr, "min", false, "x != 0",
          "convert_uint4(-(x != (value4_t)0))", DataType::uint32, true, R::none},
+        // The user's --reduce and --identity (Expressions) fill in the text.
+        {Op::custom,
+         "custom",
+         I::zero,
+         nullptr,
+         nullptr,
+         nullptr,
+         false,
+         nullptr,
+         nullptr,
+         {},
+         false,
+         R::multiplicative},
     };
     return ops;
 }
@@ -121,6 +134,26 @@ std::string identity_text(Op op, DataType accumulator) {
         break;
     }
     return type.floating() ? "NAN" : type.lowest;
+}
+
+bool operator==(const Expressions& a, const Expressions& b) {
+    return a.reduce == b.reduce && a.identity == b.identity && a.map == b.map;
+}
+
+std::optional<HostMap> host_map(const std::string& map) {
+    std::string text;
+    for (const char c : map)
+        if (c != ' ')
+            text += c;
+    if (text.empty())
+        return HostMap::none;
+    if (text == "x*x")
+        return HostMap::square;
+    if (text == "fabs(x)")
+        return HostMap::absolute;
+    if (text == "x!=0")
+        return HostMap::nonzero;
+    return std::nullopt;
 }
 
 std::string result_text(Op op, const Scalar& value) {

@@ -50,6 +50,19 @@ void refuse_accumulator(DataType type, Op op, DataType accumulator) {
                     name_of(type) + " values cannot accumulate in " + name_of(accumulator));
 }
 
+/// A user's op needs both its expressions; a map replaces no op's own (any and all's).
+void refuse_expressions(Op op, const Expressions& user) {
+    if (op == Op::custom && (user.reduce.empty() || user.identity.empty()))
+        throw Error(Errc::invalid_argument, "a custom op needs both its reduce expression and "
+                                            "its identity");
+    if (op != Op::custom && (!user.reduce.empty() || !user.identity.empty()))
+        throw Error(Errc::invalid_argument,
+                    "a reduce expression and an identity make the custom op, not " + name_of(op));
+    if (!user.map.empty() && info(op).map)
+        throw Error(Errc::invalid_argument,
+                    name_of(op) + " maps each value to x != 0 itself and takes no other map");
+}
+
 /// The recipe's path, else the best the device reports; the tree where the op has no
 /// built-in.
 Path path_for(const DeviceReport& report, std::optional<Path> requested, Op op,
@@ -66,8 +79,9 @@ Path path_for(const DeviceReport& report, std::optional<Path> requested, Op op,
 } // namespace
 
 bool operator==(const Recipe& a, const Recipe& b) {
-    return std::tie(a.type, a.op, a.accumulate, a.path, a.factor, a.finish, a.work_group_size) ==
-           std::tie(b.type, b.op, b.accumulate, b.path, b.factor, b.finish, b.work_group_size);
+    return std::tie(a.type, a.op, a.accumulate, a.user, a.path, a.factor, a.finish,
+                    a.work_group_size) == std::tie(b.type, b.op, b.accumulate, b.user, b.path,
+                                                   b.factor, b.finish, b.work_group_size);
 }
 
 bool operator==(const Policy& a, const Policy& b) {
@@ -89,6 +103,7 @@ Policy policy_for(const DeviceReport& report, const Recipe& recipe) {
     policy.recipe = recipe;
     policy.accumulator = accumulator_for(recipe.type, recipe.op, recipe.accumulate);
     refuse_accumulator(recipe.type, recipe.op, policy.accumulator);
+    refuse_expressions(recipe.op, recipe.user);
     policy.path = path_for(report, recipe.path, recipe.op, policy.accumulator);
     policy.finish = choose_finish(recipe.factor, recipe.finish);
     require_type_support(report, recipe.type);

@@ -129,6 +129,13 @@ cl::Program cached_program(const cl::Context& context, const cl::Device& device,
     return cache.programs.emplace(std::move(key), std::move(program)).first->second;
 }
 
+/// The expressions that passes over partials take: the op's, not the map, which the first pass
+/// applied.
+Expressions without_map(Expressions user) {
+    user.map.clear();
+    return user;
+}
+
 /// The queue's properties; refuses an out-of-order queue, on which the passes would race.
 cl_command_queue_properties in_order_properties(const cl::CommandQueue& queue) {
     const auto properties = queue.getInfo<CL_QUEUE_PROPERTIES>();
@@ -178,15 +185,15 @@ Reducer::Reducer(const cl::Context& context, const cl::Device& device, const Rec
                        program_kernel(device_, program, "reduce_and_finish")};
     };
     const std::string text(kernel_text);
-    program_ = cached_program(
-        context_, device_,
-        complete_kernel_source(text, recipe.op, policy_.path, recipe.type, policy_.accumulator),
-        policy_.build_options);
+    program_ = cached_program(context_, device_,
+                              complete_kernel_source(text, recipe.op, policy_.path, recipe.type,
+                                                     policy_.accumulator, recipe.user),
+                              policy_.build_options);
     values_kernels_ = kernels_of(program_);
     partials_program_ =
         cached_program(context_, device_,
                        complete_kernel_source(text, recipe.op, policy_.path, policy_.accumulator,
-                                              policy_.accumulator),
+                                              policy_.accumulator, without_map(recipe.user)),
                        policy_.partials_build_options);
     partials_kernels_ =
         partials_program_() == program_() ? values_kernels_ : kernels_of(partials_program_);
@@ -433,6 +440,26 @@ cl::Event Reducer::enqueue_piece(const cl::CommandQueue& queue, const Piece& pie
     enqueue_pass(queue, plan_passes(piece.length, shape()).front(), Reads::values, piece, partials,
                  first_partial, wait, event);
     return event;
+} catch (const cl::Error& error) {
+    throw Error(error);
+}
+
+Scalar Reducer::reduce_in_order(const cl::CommandQueue& queue,
+                                const std::vector<Piece>& pieces) try {
+    cl::Kernel kernel(program_, "reduce_in_order");
+    const cl::Buffer result(context_, CL_MEM_READ_WRITE, accumulator_size());
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+        require_holds(pieces[i].buffer, pieces[i].first, pieces[i].length, type(), "input");
+        kernel.setArg(0, pieces[i].buffer);
+        kernel.setArg(1, static_cast<cl_ulong>(pieces[i].first));
+        kernel.setArg(2, static_cast<cl_ulong>(pieces[i].length));
+        kernel.setArg(3, static_cast<cl_uint>(i > 0)); // go on from the result so far
+        kernel.setArg(4, result);
+        queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(1), cl::NDRange(1));
+    }
+    std::vector<unsigned char> bytes(accumulator_size());
+    queue.enqueueReadBuffer(result, CL_TRUE, 0, bytes.size(), bytes.data());
+    return scalar_from_bytes(accumulator(), bytes.data());
 } catch (const cl::Error& error) {
     throw Error(error);
 }

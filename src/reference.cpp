@@ -1,5 +1,7 @@
 #include "clreduce/reference.hpp"
 
+#include "clreduce/errors.hpp"
+
 #include <cstring>
 #include <execution>
 #include <numeric>
@@ -38,7 +40,7 @@ T from_random_bits(std::uint64_t bits, Op op) {
     } else if constexpr (std::is_same_v<T, Boolean>) {
         return {static_cast<std::uint8_t>(bits >> 63)};
     } else if constexpr (std::is_floating_point_v<T>) {
-        if (op == Op::sum)
+        if (op == Op::sum || op == Op::custom) // a user's op: most likely a sum of some kind
             return small_nonzero_integer<T>(bits);
         if (op == Op::prod)
             return bits >> 63 ? T{-1} : T{1};
@@ -122,7 +124,7 @@ private:
 };
 
 template <typename In, typename A>
-Reference floating_sum(const std::vector<ValuesView>& spans) {
+Reference floating_sum(const std::vector<ValuesView>& spans, HostMap map) {
     std::vector<CompensatedSum> totals(spans.size());
     for (std::size_t s = 0; s < spans.size(); ++s) {
         const auto* values = static_cast<const In*>(spans[s].data);
@@ -131,7 +133,7 @@ Reference floating_sum(const std::vector<ValuesView>& spans) {
         for_each_chunk(length, [&](std::uint64_t begin, std::uint64_t end) {
             for (std::uint64_t i = begin; i < end; ++i)
                 chunks[begin / chunk].add(
-                    static_cast<double>(to_accumulator<A>(Op::sum, values[i])));
+                    static_cast<double>(to_accumulator<A>(Op::sum, values[i], map)));
         });
         for (const auto& part : chunks)
             totals[s].add(part);
@@ -144,10 +146,10 @@ Reference floating_sum(const std::vector<ValuesView>& spans) {
 
 /// Values of In reduced in the accumulator A.
 template <typename In, typename A>
-Reference reduce_spans(Op op, const std::vector<ValuesView>& spans) {
+Reference reduce_spans(Op op, const std::vector<ValuesView>& spans, HostMap map) {
     if constexpr (std::is_floating_point_v<A>)
         if (op == Op::sum)
-            return floating_sum<In, A>(spans);
+            return floating_sum<In, A>(spans, map);
     A result = identity_of<A>(op);
     for (const auto& span : spans) {
         const auto* values = static_cast<const In*>(span.data);
@@ -155,7 +157,7 @@ Reference reduce_spans(Op op, const std::vector<ValuesView>& spans) {
                          std::transform_reduce(
                              std::execution::par_unseq, values, values + span.length,
                              identity_of<A>(op), [op](A a, A b) { return combine(op, a, b); },
-                             [op](In x) { return to_accumulator<A>(op, x); }));
+                             [op, map](In x) { return to_accumulator<A>(op, x, map); }));
     }
     return {result, {}};
 }
@@ -184,20 +186,22 @@ HostValues random_values(DataType type, Op op, std::uint64_t length, std::uint64
 }
 
 Reference host_reduce(Op op, const ValuesView& values, std::uint64_t length,
-                      std::optional<DataType> accumulate) {
-    return host_reduce(op, values.type, {values.part(0, length)}, accumulate);
+                      std::optional<DataType> accumulate, HostMap map) {
+    return host_reduce(op, values.type, {values.part(0, length)}, accumulate, map);
 }
 
 Reference host_reduce(Op op, const HostValues& values, std::uint64_t length,
-                      std::optional<DataType> accumulate) {
-    return host_reduce(op, ValuesView(values), length, accumulate);
+                      std::optional<DataType> accumulate, HostMap map) {
+    return host_reduce(op, ValuesView(values), length, accumulate, map);
 }
 
 Reference host_reduce(Op op, DataType type, const std::vector<ValuesView>& spans,
-                      std::optional<DataType> accumulate) {
+                      std::optional<DataType> accumulate, HostMap map) {
+    if (op == Op::custom)
+        throw Error(Errc::invalid_argument, "a user's op has no host reference");
     auto reference = visit_type(type, [&](auto value) {
         return visit_accumulator(accumulator_for(type, op, accumulate), [&](auto accumulator) {
-            return reduce_spans<decltype(value), decltype(accumulator)>(op, spans);
+            return reduce_spans<decltype(value), decltype(accumulator)>(op, spans, map);
         });
     });
     reference.method = host_reduce_method(op, type, accumulate);

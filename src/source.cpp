@@ -75,8 +75,19 @@ std::string loads(const TypeInfo& input) {
            "value4_t load4(global const input_t* in, ulong v) { return " + load4 + "; }\n";
 }
 
-/// map() and map4(): the op's, else the value itself or, for another accumulator, converted.
-std::string maps(const OpInfo& op, const TypeInfo& value, const TypeInfo& accumulator) {
+/// Lane by lane: what a user's expression, written for scalars, computes on a 4-vector.
+constexpr const char* lane_wise_map =
+    "(accum4_t)(map(x.x, i), map(x.y, i + 1), map(x.z, i + 2), map(x.w, i + 3))";
+constexpr const char* lane_wise_op =
+    "(accum4_t)(op(a.x, b.x), op(a.y, b.y), op(a.z, b.z), op(a.w, b.w))";
+
+/// map() and map4(): the user's, the op's, else the value itself or, for another accumulator,
+/// converted.
+std::string maps(const OpInfo& op, const TypeInfo& value, const TypeInfo& accumulator,
+                 const std::string& user_map) {
+    if (!user_map.empty())
+        return "accum_t map(value_t x, ulong i) { return (accum_t)(" + user_map + "); }\n" +
+               "accum4_t map4(value4_t x, ulong i) { return " + lane_wise_map + "; }\n";
     const bool same = std::string(value.cl_value) == accumulator.cl_value;
     const std::string map = op.map ? op.map : same ? "x" : "(accum_t)x";
     const std::string map4 = op.map4 ? op.map4
@@ -124,18 +135,23 @@ std::string type_options(DataType input, DataType accumulator) {
            " -D REDUCE_ACCUM4=" + accum + "4";
 }
 
-std::string op_definitions(Op op, Path path, DataType input, DataType accumulator) {
+std::string op_definitions(Op op, Path path, DataType input, DataType accumulator,
+                           const Expressions& user) {
     const auto& row = info(op);
     const auto& accum = info(accumulator);
+    const bool custom = op == Op::custom;
     std::string text = "\n// Appended by clreduce for --op " + std::string(row.name) + " of " +
                        info(input).name + " accumulated in " + accum.name + " on the " +
-                       name_of(path) + " path.\n";
+                       name_of(path) + " path" + (user.map.empty() ? "" : ", mapped") + ".\n";
     text += loads(info(input));
-    text += maps(row, info(input), accum);
-    text += "accum_t identity(void) { return " + identity_text(op, accumulator) + "; }\n";
-    text += "accum_t op(accum_t a, accum_t b) { return " + combination(row, accum, "") + "; }\n";
-    text +=
-        "accum4_t op4(accum4_t a, accum4_t b) { return " + combination(row, accum, "4") + "; }\n";
+    text += maps(row, info(input), accum, user.map);
+    text += "accum_t identity(void) { return " +
+            (custom ? "(accum_t)(" + user.identity + ")" : identity_text(op, accumulator)) +
+            "; }\n";
+    text += "accum_t op(accum_t a, accum_t b) { return " +
+            (custom ? user.reduce : combination(row, accum, "")) + "; }\n";
+    text += "accum4_t op4(accum4_t a, accum4_t b) { return " +
+            (custom ? lane_wise_op : combination(row, accum, "4")) + "; }\n";
     if (path == Path::work_group)
         text += collective_relay("work_group", accum, row);
     if (path == Path::sub_group)
@@ -144,8 +160,8 @@ std::string op_definitions(Op op, Path path, DataType input, DataType accumulato
 }
 
 std::string complete_kernel_source(const std::string& kernel_text, Op op, Path path, DataType input,
-                                   DataType accumulator) {
-    return kernel_text + op_definitions(op, path, input, accumulator);
+                                   DataType accumulator, const Expressions& user) {
+    return kernel_text + op_definitions(op, path, input, accumulator, user);
 }
 
 } // namespace clreduce

@@ -111,7 +111,7 @@ std::vector<Combination> find_combinations(Wanted wanted) {
                         continue;
                     for (const Finish finish : finishes)
                         found.push_back(
-                            {&target, {type.type, op.op, {}, path, Factor::device, finish}});
+                            {&target, {type.type, op.op, {}, {}, path, Factor::device, finish}});
                 }
             }
         }
@@ -128,7 +128,7 @@ const std::vector<Combination>& combinations() {
 }
 
 const std::vector<Combination>& every_op_and_type() {
-    static const auto all = find_combinations([](DataType, Op) { return true; });
+    static const auto all = find_combinations([](DataType, Op op) { return op != Op::custom; });
     return all;
 }
 

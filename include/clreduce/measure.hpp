@@ -116,6 +116,12 @@ Measurement measure(Reducer& reducer, const DeviceQueue& queues, const DeviceInp
                     const ValuesView& values, std::uint64_t length, const Repeats& repeats,
                     StreamRead* stream_read);
 
+/// The reference for what `reducer` reduces over `values` (held on the device as `pieces`):
+/// host_reduce() where the host computes the op and the map (a built-in op, with no map or
+/// x * x, fabs(x), x != 0), else Reducer::reduce_in_order() on `queue`.
+Reference reference_for(Reducer& reducer, const cl::CommandQueue& queue,
+                        const std::vector<Piece>& pieces, const ValuesView& values);
+
 /// Calls run(false) once to warm up if asked, then run(true) `iterations` times.
 template <typename Run>
 void repeat(const Repeats& repeats, Run run) {

@@ -14,8 +14,19 @@
 
 namespace clreduce {
 
-enum class Op { sum, prod, min, max, nanmin, nanmax, any, all };
-constexpr std::size_t op_count = 8;
+enum class Op { sum, prod, min, max, nanmin, nanmax, any, all, custom };
+constexpr std::size_t op_count = 9;
+
+/// A user's OpenCL C, pasted into the kernel's definitions as the built-in ops' text is:
+/// `reduce` over a and b (accum_t) with its `identity` makes Op::custom; `map` (over x, the
+/// value, and i, its ulong index from the start of the range) transforms each value before
+/// any op reduces it. Empty: not given.
+struct Expressions {
+    std::string reduce;
+    std::string identity;
+    std::string map;
+};
+bool operator==(const Expressions& a, const Expressions& b);
 
 /// The identity, as a kind that each accumulator type spells in OpenCL C and in C++.
 enum class Identity {
@@ -55,7 +66,7 @@ struct OpInfo {
     Rounding rounding;
 };
 
-/// Every op, in -o's order.
+/// Every op, in -o's order; Op::custom last, its text the user's.
 const std::vector<OpInfo>& all_ops();
 const OpInfo& info(Op op);
 std::string name_of(Op op);
@@ -66,6 +77,14 @@ DataType accumulator_for(DataType type, Op op, std::optional<DataType> requested
 
 /// The identity as OpenCL C for `accumulator`.
 std::string identity_text(Op op, DataType accumulator);
+
+/// The maps the host applies as the kernel does, so that a map with a built-in op is checked
+/// against the host reference.
+enum class HostMap { none, square, absolute, nonzero };
+
+/// The host's twin of `map` ("" none, "x * x", "fabs(x)", "x != 0", spaces optional); nullopt
+/// for any other text, which only the kernel evaluates.
+std::optional<HostMap> host_map(const std::string& map);
 
 /// A result as the user reads it: "true"/"false" for any and all, else to_string().
 std::string result_text(Op op, const Scalar& value);

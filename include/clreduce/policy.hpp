@@ -26,10 +26,11 @@ struct Recipe {
     DataType type = DataType::int32;
     Op op = Op::sum;
     std::optional<DataType> accumulate; // nullopt: accumulator_for(type, op)
-    std::optional<Path> path;           // nullopt: best_path() of the device's report
-    Factor factor = Factor::device;     // how much each pass shrinks its input
-    std::optional<Finish> finish;       // nullopt: auto, one launch where the device allows it
-    std::size_t work_group_size = 0;    // 0: the device's best
+    Expressions user; // Op::custom's reduce and identity, and a map for any op but any and all
+    std::optional<Path> path;        // nullopt: best_path() of the device's report
+    Factor factor = Factor::device;  // how much each pass shrinks its input
+    std::optional<Finish> finish;    // nullopt: auto, one launch where the device allows it
+    std::size_t work_group_size = 0; // 0: the device's best
 };
 bool operator==(const Recipe& a, const Recipe& b);
 

@@ -176,6 +176,12 @@ public:
     /// The partials one piece of `length` values leaves: its first pass's work-groups.
     std::size_t partials_of(std::uint64_t length) const;
 
+    /// The check of a user's op or map, which has no host twin: the same definitions applied
+    /// in index order by one work-item (reduce.cl's reduce_in_order), over `pieces` in turn.
+    /// It checks the parallel structure (passes, work-groups, lanes, finish), not the
+    /// expression. Blocking, and slow: one work-item reads every value.
+    Scalar reduce_in_order(const cl::CommandQueue& queue, const std::vector<Piece>& pieces);
+
     /// For a layer that feeds the pieces itself (HostStream): enqueues the first pass over
     /// `piece` on `queue`, after `wait`, writing its partials to `partials` from
     /// `first_partial` on.

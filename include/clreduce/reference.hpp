@@ -76,9 +76,10 @@ T combine(Op op, T a, T b) {
             return std::fmax(a, b);
         case Op::any:
         case Op::all:
+        case Op::custom:
             break;
         }
-        return a; // any and all accumulate in uint32
+        return a; // any and all accumulate in uint32; custom has no host twin
     } else {
         using Unsigned = std::make_unsigned_t<T>;
         const auto wrapped_product = static_cast<Unsigned>(
@@ -97,6 +98,7 @@ T combine(Op op, T a, T b) {
         case Op::any:
             return a | b;
         case Op::all:
+        case Op::custom: // no host twin: host_reduce refuses it
             break;
         }
         return a & b;
@@ -104,9 +106,10 @@ T combine(Op op, T a, T b) {
 }
 
 /// A value of the host type In as the accumulator A, as the kernel's map does: 16-bit floats
-/// widened to float, any and all's x != 0, else a conversion.
+/// widened to float, the user's map (`map`) in the value's own arithmetic (an int32 or int64
+/// square wraps around), any and all's x != 0, else a conversion.
 template <typename A, typename In>
-A to_accumulator(Op op, In x) {
+A to_accumulator(Op op, In x, HostMap map = HostMap::none) {
     const auto value = [&] {
         if constexpr (std::is_same_v<In, Half> || std::is_same_v<In, BFloat16>)
             return to_float(x);
@@ -115,9 +118,29 @@ A to_accumulator(Op op, In x) {
         else
             return x;
     }();
+    using V = decltype(value);
+    const auto mapped = [&]() -> A {
+        switch (map) {
+        case HostMap::square:
+            if constexpr (std::is_integral_v<V> && sizeof(V) >= sizeof(int)) {
+                using Unsigned = std::make_unsigned_t<V>;
+                return static_cast<A>(
+                    static_cast<V>(static_cast<Unsigned>(value) * static_cast<Unsigned>(value)));
+            } else {
+                return static_cast<A>(value * value); // promoted to int: exact
+            }
+        case HostMap::absolute:
+            return static_cast<A>(std::fabs(value));
+        case HostMap::nonzero:
+            return static_cast<A>(value != 0);
+        case HostMap::none:
+            break;
+        }
+        return static_cast<A>(value);
+    }();
     if (info(op).map)
-        return static_cast<A>(value != 0);
-    return static_cast<A>(value);
+        return static_cast<A>(mapped != 0);
+    return mapped;
 }
 
 /// The host's result for the first `length` values, how it was computed, and for a
@@ -128,6 +151,8 @@ struct Reference {
     // Floating-point sums only, over the finite values (NaN and infinities left out):
     double magnitude = 0; // the sum of their magnitudes, which scales the rounding error
     double grain = 0;     // the largest power of two dividing each of them (+inf: all zero)
+    // Computed on the device in index order (a user's op or map): only its value is known.
+    bool in_order = false;
 };
 
 /// The values mapped to the accumulator (accumulator_for(type, op, accumulate)), reduced:
@@ -136,14 +161,16 @@ struct Reference {
 /// well under one unit in the last place of the exact sum, rounded once to the accumulator. A
 /// NaN or an infinity in the input gives what IEEE addition gives: NaN for a NaN or for both
 /// infinities, else the infinity.
+/// With `map`, each value is mapped first, as map() in the kernel: the map's index must not
+/// matter. Op::custom has no host twin: Error(Errc::invalid_argument).
 Reference host_reduce(Op op, const ValuesView& values, std::uint64_t length,
-                      std::optional<DataType> accumulate = {});
+                      std::optional<DataType> accumulate = {}, HostMap map = HostMap::none);
 Reference host_reduce(Op op, const HostValues& values, std::uint64_t length,
-                      std::optional<DataType> accumulate = {});
+                      std::optional<DataType> accumulate = {}, HostMap map = HostMap::none);
 
 /// The same over the concatenation of `spans`, all of `type` (their origin plays no part).
 Reference host_reduce(Op op, DataType type, const std::vector<ValuesView>& spans,
-                      std::optional<DataType> accumulate = {});
+                      std::optional<DataType> accumulate = {}, HostMap map = HostMap::none);
 
 /// How host_reduce computes `op` of `type` here, e.g. "std::reduce(par_unseq), TBB backend".
 std::string host_reduce_method(Op op, DataType type, std::optional<DataType> accumulate = {});

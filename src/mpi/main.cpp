@@ -129,8 +129,10 @@ int reduce_across_ranks(int argc, char* argv[], std::ostream& out) {
     std::optional<Options> options;
     agree.stage([&] {
         options = parse_options(argc, argv);
-        if (options)
+        if (options) {
             refuse_single_process_options(*options);
+            host_map_of(*options, "across MPI ranks"); // each rank's check is the host's
+        }
     });
     if (!options) { // --help or --version, answered
         if (rank == 0 && asked_for_help(argc, argv))

@@ -92,8 +92,10 @@ SliceCheck SliceReducer::check(std::size_t uncounted) const {
     check_against(
         measurement, engine.reducer, Repeats{1, false},
         [&] {
-            return host_reduce(engine.reducer.op(), engine.values, engine.values.length,
-                               engine.reducer.accumulator());
+            return host_reduce(
+                engine.reducer.op(), engine.values, engine.values.length,
+                engine.reducer.accumulator(),
+                host_map(engine.reducer.policy().recipe.user.map).value_or(HostMap::none));
         },
         engine.values.origin);
     return {measurement.runs.front().value, measurement.expected.value, measurement.check,

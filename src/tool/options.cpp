@@ -83,7 +83,8 @@ const std::vector<std::pair<std::string, cl_device_type>> device_types = {
 std::vector<std::pair<std::string, Op>> ops() {
     std::vector<std::pair<std::string, Op>> names;
     for (const auto& op_info : all_ops())
-        names.emplace_back(op_info.name, op_info.op);
+        if (op_info.op != Op::custom) // --reduce makes it
+            names.emplace_back(op_info.name, op_info.op);
     return names;
 }
 
@@ -287,6 +288,19 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     TCLAP::ValuesConstraint<std::string> data_type_constraint(data_type_names);
     TCLAP::ValueArg<std::string> data_type("", "data-type", "Type of the values (default: int32)",
                                            false, "int32", &data_type_constraint, cmd);
+    TCLAP::ValueArg<std::string> map(
+        "", "map",
+        "OpenCL C over x (the value) and i (its index, ulong) that transforms each value before "
+        "it is reduced, e.g. 'x * x' (not with -o any or all)",
+        false, "", "expression", cmd);
+    TCLAP::ValueArg<std::string> identity(
+        "", "identity", "With --reduce: its identity, OpenCL C, e.g. 1 for 'a * b'", false, "",
+        "value", cmd);
+    TCLAP::ValueArg<std::string> reduce(
+        "", "reduce",
+        "Your own op instead of -o: OpenCL C over a and b, associative and commutative, e.g. "
+        "'a * b'; runs as device code",
+        false, "", "expression", cmd);
     TCLAP::ValueArg<std::string> accumulate(
         "", "accumulate",
         "Type to reduce in (NumPy's dtype=): int32, uint32, int64, uint64, float or double "
@@ -322,7 +336,13 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
                       {&quiet, &sweep},
                       {&host_input, &sweep},
                       {&host_input, &max_buffer},
-                      {&input, &seed}});
+                      {&input, &seed},
+                      {&reduce, &op}});
+    if (reduce.isSet() != identity.isSet())
+        usage_error("--reduce and --identity go together");
+    for (const auto* expression : {&reduce, &identity, &map})
+        if (expression->isSet() && expression->getValue().empty())
+            usage_error("--" + expression->getName() + " '' is empty");
     if (kernel_dir.isSet() && kernel_dir.getValue().empty())
         usage_error("--kernels '' names no folder (leave it out to use the default)");
     if (chunk.isSet() && !host_input.isSet())
@@ -334,7 +354,10 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
 
     Options options;
     options.mode = list.isSet() ? Mode::list : sweep.isSet() ? Mode::sweep : Mode::reduce;
-    options.op = choose(op.getValue(), ops(), "op");
+    options.op = reduce.isSet() ? Op::custom : choose(op.getValue(), ops(), "op");
+    options.user = {reduce.getValue(), identity.getValue(), map.getValue()};
+    if (map.isSet() && info(options.op).map)
+        usage_error("-o " + op.getValue() + " maps each value to x != 0 itself: no --map");
     options.type = choose(data_type.getValue(), data_types(), "data type");
     if (accumulate.isSet())
         options.accumulate = choose(accumulate.getValue(), data_types(), "accumulator");

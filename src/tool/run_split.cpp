@@ -81,7 +81,8 @@ std::vector<Measurement> measure_shares(const std::vector<DeviceShare>& shares,
             measurement, *share.reducer, {options.iterations, !options.cold},
             [&] {
                 return host_reduce(options.op, options.type, share.host_values(values),
-                                   measurement.accumulator);
+                                   measurement.accumulator,
+                                   host_map_of(options, "split over several devices"));
             },
             origin_of(values));
     }
@@ -107,7 +108,10 @@ Measurement measure_whole(const std::vector<DeviceShare>& shares,
             all.push_back(span);
     check_against(
         whole, *shares.front().reducer, {options.iterations, !options.cold},
-        [&] { return host_reduce(options.op, options.type, all, whole.accumulator); },
+        [&] {
+            return host_reduce(options.op, options.type, all, whole.accumulator,
+                               host_map_of(options, "split over several devices"));
+        },
         origin_of(values));
     if (whole.check == Check::bound) {
         whole.tolerance = sum_tolerance(

@@ -1,5 +1,6 @@
 #include "clreduce/stream.hpp"
 #include "tool/progress.hpp"
+#include "tool/recipe.hpp"
 #include "tool/report.hpp"
 #include "tool/run.hpp"
 
@@ -67,7 +68,7 @@ ExitCode run_streamed(Reducer& reducer, const cl::CommandQueue& queue,
         measurement, reducer, {options.iterations, !options.cold},
         [&] {
             return host_reduce(reducer.op(), reducer.type(), stream.spans(options.length),
-                               reducer.accumulator());
+                               reducer.accumulator(), host_map_of(options, "with --host-input"));
         },
         file ? file->origin : Origin::drawn);
     streaming.end();
