@@ -2,6 +2,8 @@
 // NaN, infinities and signed zeros as NumPy reduces them.
 
 #include "catch_compat.hpp"
+#include "clreduce/errors.hpp"
+#include "clreduce/measure.hpp"
 #include "clreduce/reference.hpp"
 #include "device_targets.hpp"
 
@@ -116,6 +118,83 @@ TEST_CASE("NaN, infinities and signed zeros reduce as NumPy's do, whatever the t
                 else
                     CHECK(result == example.numpy);
             }
+        }
+    }
+}
+
+TEST_CASE("a user's op and map reduce like the same definitions in index order", "[device][ops]") {
+    struct Case {
+        DataType type;
+        Op op;
+        Expressions user;
+    };
+    const std::vector<Case> cases = {
+        {DataType::int32, Op::custom, {"a * b", "1", ""}},           // a product, wrapping
+        {DataType::uint32, Op::custom, {"a ^ b", "0", "x + i"}},     // the index reaches the map
+        {DataType::float32, Op::custom, {"a + b", "0", "x * x"}},    // a sum of squares
+        {DataType::int8, Op::custom, {"max(a, b)", "LONG_MIN", ""}}, // in the int64 accumulator
+        {DataType::float64, Op::max, {"", "", "fabs(x) + i"}},       // a map the host cannot do
+        {DataType::float16, Op::sum, {"", "", "x * x"}},             // checked on the host
+    };
+    for (const auto& target : devices_under_test())
+        for (const auto& example : cases)
+            for (const auto finish : {Finish::passes, Finish::last_group}) {
+                Recipe recipe;
+                recipe.type = example.type;
+                recipe.op = example.op;
+                recipe.user = example.user;
+                recipe.finish = finish;
+                DYNAMIC_SECTION(target.report.name << ": " << name_of(example.type) << " "
+                                                   << example.user.reduce << " map "
+                                                   << example.user.map << ", " << name_of(finish)) {
+                    std::unique_ptr<Reducer> reducer;
+                    try {
+                        reducer = make_reducer(target, recipe);
+                    } catch (const Error& error) {
+                        if (finish == Finish::passes || error.cause() != Errc::unsupported)
+                            throw;
+                        continue; // the device runs no last-group finish
+                    }
+                    REQUIRE(reducer);
+                    const auto lengths = telling_lengths(*reducer);
+                    const auto longest = *std::max_element(lengths.begin(), lengths.end());
+                    const auto values = random_values(recipe.type, recipe.op, longest, 5);
+                    const auto input = upload(target.queue, values);
+                    const auto& queue = target.queue.queue;
+                    for (const auto length : lengths) {
+                        const auto device = reducer->reduce(queue, input, 0, length);
+                        const auto piece = std::vector<Piece>{{input, length, 0}};
+                        const auto reference = reference_for(*reducer, queue, piece,
+                                                             ValuesView(values).part(0, length));
+                        INFO("length " << length << ": device " << to_string(device)
+                                       << ", reference " << to_string(reference.value) << " ("
+                                       << reference.method << ")");
+                        // One work-item's float sum rounds up to `length` times (Higham).
+                        const double bound = 2.0 * static_cast<double>(length) *
+                                             info(reducer->accumulator()).unit_roundoff *
+                                             std::abs(as_double(reference.value));
+                        if (info(reducer->accumulator()).floating())
+                            CHECK(std::abs(as_double(device) - as_double(reference.value)) <=
+                                  bound);
+                        else
+                            CHECK(device == reference.value);
+                    }
+                }
+            }
+}
+
+TEST_CASE("a user's op that does not compile is a build failure with the compiler's log",
+          "[device][ops]") {
+    for (const auto& target : devices_under_test()) {
+        Recipe recipe;
+        recipe.op = Op::custom;
+        recipe.user = {"a +", "0", ""};
+        try {
+            Reducer reducer(target.queue.context, target.queue.device, recipe,
+                            reduce_kernel_text());
+            FAIL("built");
+        } catch (const Error& error) {
+            CHECK(error.cause() == Errc::kernel_build);
         }
     }
 }

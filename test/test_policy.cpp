@@ -158,3 +158,35 @@ TEST_CASE("a policy refuses what the device cannot run", "[policy]") {
     CHECK_THROWS_WITH(settle(policy_for(nvidia(), too_large), nvidia(), {1024, 0, 32}, proven_ptx),
                       Catch::Contains("at most 1024 work-items, CL_KERNEL_WORK_GROUP_SIZE"));
 }
+
+TEST_CASE("a policy takes the tree for an op without a built-in, and refuses bad expressions",
+          "[policy]") {
+    Recipe product;
+    product.op = Op::prod;
+    CHECK(policy_for(opencl_2(), product).path == Path::tree);
+    product.path = Path::work_group;
+    CHECK_THROWS_WITH(policy_for(opencl_2(), product), Catch::Contains("only the tree"));
+
+    Recipe custom;
+    custom.op = Op::custom;
+    custom.user = {"a * b", "1", ""};
+    CHECK(policy_for(opencl_2(), custom).path == Path::tree);
+    custom.user.identity.clear();
+    CHECK_THROWS_WITH(policy_for(opencl_2(), custom), Catch::Contains("needs both"));
+    Recipe any;
+    any.op = Op::any;
+    any.user.map = "x * x";
+    CHECK_THROWS_WITH(policy_for(opencl_2(), any), Catch::Contains("takes no other map"));
+    Recipe truncating;
+    truncating.type = DataType::float16;
+    truncating.accumulate = DataType::int32;
+    CHECK_THROWS_WITH(policy_for(opencl_2(), truncating),
+                      Catch::Contains("float16 values cannot accumulate in int32"));
+    Recipe narrow;
+    narrow.type = DataType::int8;
+    narrow.accumulate = DataType::int16;
+    CHECK_THROWS_WITH(policy_for(opencl_2(), narrow), Catch::Contains("is not one of"));
+    Recipe bytes;
+    bytes.type = DataType::uint8;
+    CHECK(policy_for(opencl_2(), bytes).accumulator == DataType::uint64);
+}

@@ -119,28 +119,25 @@ A to_accumulator(Op op, In x, HostMap map = HostMap::none) {
             return x;
     }();
     using V = decltype(value);
-    const auto mapped = [&]() -> A {
-        switch (map) {
-        case HostMap::square:
-            if constexpr (std::is_integral_v<V> && sizeof(V) >= sizeof(int)) {
-                using Unsigned = std::make_unsigned_t<V>;
-                return static_cast<A>(
-                    static_cast<V>(static_cast<Unsigned>(value) * static_cast<Unsigned>(value)));
-            } else {
-                return static_cast<A>(value * value); // promoted to int: exact
-            }
-        case HostMap::absolute:
-            return static_cast<A>(std::fabs(value));
-        case HostMap::nonzero:
-            return static_cast<A>(value != 0);
-        case HostMap::none:
-            break;
+    if (info(op).map) // any and all, which take no other map
+        return static_cast<A>(value != 0);
+    switch (map) {
+    case HostMap::square:
+        if constexpr (std::is_integral_v<V> && sizeof(V) >= sizeof(int)) {
+            using Unsigned = std::make_unsigned_t<V>;
+            return static_cast<A>(
+                static_cast<V>(static_cast<Unsigned>(value) * static_cast<Unsigned>(value)));
+        } else {
+            return static_cast<A>(value * value); // promoted to int: exact
         }
-        return static_cast<A>(value);
-    }();
-    if (info(op).map)
-        return static_cast<A>(mapped != 0);
-    return mapped;
+    case HostMap::absolute:
+        return static_cast<A>(std::fabs(value));
+    case HostMap::nonzero:
+        return static_cast<A>(value != 0);
+    case HostMap::none:
+        break;
+    }
+    return static_cast<A>(value);
 }
 
 /// The host's result for the first `length` values, how it was computed, and for a
