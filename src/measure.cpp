@@ -257,16 +257,30 @@ Measurement measure(Reducer& reducer, const DeviceQueue& queues, const DeviceInp
     return measurement;
 }
 
+namespace {
+
+/// The host's twin of the recipe's map, where the host has one for the op and the map.
+std::optional<HostMap> host_twin(const Recipe& recipe) {
+    return recipe.op == Op::custom ? std::nullopt : host_map(recipe.user.map);
+}
+
+} // namespace
+
+std::string reference_method(const Recipe& recipe) {
+    if (host_twin(recipe))
+        return host_reduce_method(recipe.op, recipe.type, recipe.accumulate);
+    return "the same definitions in index order by one work-item on the device: this checks the "
+           "parallel structure, not the expression";
+}
+
 Reference reference_for(Reducer& reducer, const cl::CommandQueue& queue,
                         const std::vector<Piece>& pieces, const ValuesView& values) {
-    const auto& user = reducer.policy().recipe.user;
-    const auto map = host_map(user.map);
-    if (reducer.op() != Op::custom && map)
+    const auto& recipe = reducer.policy().recipe;
+    if (const auto map = host_twin(recipe))
         return host_reduce(reducer.op(), values, values.length, reducer.accumulator(), *map);
     Reference reference;
     reference.value = reducer.reduce_in_order(queue, pieces);
-    reference.method = "the same definitions in index order by one work-item on the device: "
-                       "this checks the parallel structure, not the expression";
+    reference.method = reference_method(recipe);
     reference.in_order = true;
     return reference;
 }

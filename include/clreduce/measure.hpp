@@ -122,6 +122,10 @@ Measurement measure(Reducer& reducer, const DeviceQueue& queues, const DeviceInp
 Reference reference_for(Reducer& reducer, const cl::CommandQueue& queue,
                         const std::vector<Piece>& pieces, const ValuesView& values);
 
+/// How reference_for() computes the reference for `recipe`: host_reduce_method(), or in index
+/// order on the device.
+std::string reference_method(const Recipe& recipe);
+
 /// Calls run(false) once to warm up if asked, then run(true) `iterations` times.
 template <typename Run>
 void repeat(const Repeats& repeats, Run run) {

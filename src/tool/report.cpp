@@ -125,7 +125,7 @@ void print_setup(std::ostream& out, const SelectedDevice& selected, const Reduce
         << describe_finish_support(report)
         << "\nbuild options: " << (policy.build_options.empty() ? "(none)" : policy.build_options)
         << '\n'
-        << "host reference: " << host_reduce_method(policy.recipe.op, policy.recipe.type) << '\n';
+        << "host reference: " << reference_method(policy.recipe) << '\n';
 }
 
 void print_memory(std::ostream& out, const Reducer& reducer, std::uint64_t length,
