@@ -1,6 +1,7 @@
-# Writes OUTPUT, a C++ source that defines clreduce::embedded_kernel_source() as the text of
-# KERNEL, so that a program linked with the library needs no kernel file. Run at build time:
-#   cmake -DKERNEL=kernels/reduce.cl -DOUTPUT=embedded_kernel.cpp -P embed-kernel.cmake
+# Writes OUTPUT, a C++ source that defines clreduce::FUNCTION() as the text of KERNEL, so that
+# a program linked with the library needs no kernel file. Run at build time:
+#   cmake -DKERNEL=kernels/reduce.cl -DFUNCTION=embedded_kernel_source
+#         -DOUTPUT=embedded_kernel.cpp -P embed-kernel.cmake
 #
 # The text is a char array of its bytes, not a string literal: compilers cap the length of
 # string literals (MSVC at 16 KiB a piece), and the kernel's text needs no escaping this way.
@@ -25,7 +26,7 @@ ${bytes}'\\0'};
 
 } // namespace
 
-std::string_view embedded_kernel_source() {
+std::string_view ${FUNCTION}() {
     return {kernel_text, sizeof kernel_text - 1};
 }
 

@@ -7,6 +7,9 @@
 //                         partial and counts itself in; the work-group that arrives last
 //                         reduces every partial to the result (--finish last-group).
 //
+// and a third, reduce_in_order, that checks a user's op or map: one work-item applies the
+// same definitions in index order.
+//
 // The values and the reduction are only declared here. The host passes three types:
 //   -D REDUCE_INPUT=<type>    how the input buffer stores a value (char ... double; half and
 //                             ushort for float16 and bfloat16, uchar for bool)
@@ -26,6 +29,9 @@
 // the last-group finish it adds -D REDUCE_ORDERED_ATOMICS where the device's memory model
 // orders atomics across work-groups, or -D REDUCE_PTX_FENCES on NVIDIA's compiler (see
 // "Finishing in the last work-group").
+//
+// The benchmark's stream read is a kernel of its own, stream_read.cl, built apart and only
+// when benchmarking.
 
 #if defined(REDUCE_PATH_SUB_GROUP) && defined(cl_khr_subgroups)
 #pragma OPENCL EXTENSION cl_khr_subgroups : enable
@@ -58,13 +64,26 @@ accum4_t read4(global const input_t* in, ulong v, ulong first) {
     return map4(load4(in, v), 4 * v - first);
 }
 
+// The fold's last steps, named so that the mutation tests (test/test_mutants.cpp) can break
+// one of them, as a -D would, and check that validation notices; every other build takes
+// these. REDUCE_TAIL_END is where the values after the last vector end.
+#ifndef REDUCE_COMBINE_ACCUMULATORS
+#define REDUCE_COMBINE_ACCUMULATORS(a, b, c, d) op4(op4(a, b), op4(c, d))
+#endif
+#ifndef REDUCE_COMBINE_LANES
+#define REDUCE_COMBINE_LANES(v) op(op((v).x, (v).y), op((v).z, (v).w))
+#endif
+#ifndef REDUCE_TAIL_END
+#define REDUCE_TAIL_END(length) (length)
+#endif
+
 // Each work-item first folds its share of the input in private memory, reading 4-vectors.
 // On GPUs (the default) the shares interleave: neighbouring work-items read neighbouring
 // vectors, which the hardware coalesces into whole memory transactions. On CPUs
 // (REDUCE_CONTIGUOUS) each work-item takes one contiguous run, which its core's prefetcher
-// streams: PoCL runs a work-group's work-items one after the other, so interleaving them
-// inside a work-group's run made each one stride through memory (3 to 8 times slower,
-// measured on PoCL 3.1 and 5.0; see the README).
+// streams: a CPU driver runs a work-group's work-items one after the other, so interleaved
+// shares would make each of them stride through memory (docs/design.md, "Measurements behind
+// the kernel's choices").
 // The values are in[first] ... in[first + length - 1]. Every buffer starts at
 // CL_DEVICE_MEM_BASE_ADDR_ALIGN, which is at least the size of the largest vector type, so
 // the vectors are read from the first index that is a multiple of 4 on, aligned; the up to 3
@@ -73,8 +92,9 @@ accum4_t read4(global const input_t* in, ulong v, ulong first) {
 // Each value is loaded, mapped to the accumulator, and reduced.
 accum_t fold_private(global const input_t* in, ulong first, ulong length) {
     const ulong head = min((4 - first % 4) % 4, length);
-    // Indexed as vectors from the buffer's start: with `in + first + head` cast instead, the
-    // int32 min ran 7% slower on the H100 at 2^28 (377 against 352 us; the sum did not).
+    // Indexed as vectors from the buffer's start: a vector pointer cast from
+    // `in + first + head` made slower loads on NVIDIA's compiler (docs/design.md,
+    // "Measurements behind the kernel's choices").
     const ulong first_vector = (first + head) / 4;
     const ulong vectors = (length - head) / 4;
     const ulong items = get_global_size(0);
@@ -103,11 +123,11 @@ accum_t fold_private(global const input_t* in, ulong first, ulong length) {
     }
     for (; i < end; i += step)
         a = op4(a, read4(in, first_vector + i, first));
-    const accum4_t folded = op4(op4(a, b), op4(c, d));
-    accum_t value = op(op(folded.x, folded.y), op(folded.z, folded.w));
+    const accum4_t folded = REDUCE_COMBINE_ACCUMULATORS(a, b, c, d);
+    accum_t value = REDUCE_COMBINE_LANES(folded);
     for (ulong at = item; at < head; at += items)
         value = op(value, map(load(in, first + at), at));
-    for (ulong tail = head + vectors * 4 + item; tail < length; tail += items)
+    for (ulong tail = head + vectors * 4 + item; tail < REDUCE_TAIL_END(length); tail += items)
         value = op(value, map(load(in, first + tail), tail));
     return value;
 }
@@ -223,6 +243,13 @@ void rearm(global uint* arrivals) {
 
 #endif
 
+// How a work-group counts itself in, named so that a device test (test/test_device.cpp) can
+// make one work-group skip it, as a launch that did not complete would; every other build
+// takes this.
+#ifndef REDUCE_ARRIVE
+#define REDUCE_ARRIVE(arrivals) arrive(arrivals)
+#endif
+
 // `partials` holds get_num_groups(0) values; the result goes to result[result_index]. `arrivals` is
 // 0 before the launch, and the last work-group sets it back to 0. The host alternates two counts
 // from launch to launch, and work-group 0 zeroes the one the next launch takes
@@ -240,7 +267,7 @@ kernel void reduce_and_finish(global const input_t* in, ulong first, ulong lengt
     const accum_t partial = reduce_work_group(fold_private(in, first, length), scratch);
     if (get_local_id(0) == 0) {
         partials[get_group_id(0)] = partial;
-        arrived_last = arrive(arrivals) == get_num_groups(0) - 1;
+        arrived_last = REDUCE_ARRIVE(arrivals) == get_num_groups(0) - 1;
     }
     // With the global fence, what work-item 0 acquired is visible to its whole work-group.
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
@@ -268,14 +295,4 @@ kernel void reduce_in_order(global const input_t* in, ulong first, ulong length,
     for (ulong i = 0; i < length; ++i)
         value = op(value, map(load(in, first + i), i));
     result[0] = value;
-}
-
-// The benchmark's streaming-read ceiling: the same reads as a pass's first step, with nothing
-// after them. The store fires only if the fold happens to equal `unlikely`, but the compiler
-// cannot know that, so it keeps every load.
-kernel void stream_read(global const input_t* in, ulong length, accum_t unlikely,
-                        global accum_t* sink) {
-    const accum_t folded = fold_private(in, 0, length);
-    if (folded == unlikely)
-        sink[0] = folded;
 }

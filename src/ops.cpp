@@ -47,6 +47,11 @@ std::string name_of(Op op) {
     return info(op).name;
 }
 
+bool empty_gives_identity(Op op) {
+    const auto identity = info(op).identity;
+    return op != Op::custom && (identity == Identity::zero || identity == Identity::one);
+}
+
 DataType accumulator_for(DataType type, Op op, std::optional<DataType> requested) {
     return info(op).accumulator.value_or(requested.value_or(info(type).accumulator));
 }

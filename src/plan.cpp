@@ -7,7 +7,7 @@ namespace clreduce {
 namespace {
 
 /// Enough work-groups per compute unit to keep it busy and even out the tail; more only
-/// lengthen the second pass (measured on an H100 and PoCL, see the README).
+/// lengthen the second pass (docs/design.md, "The launch shape").
 constexpr std::size_t work_groups_per_compute_unit = 4;
 
 /// On CPUs, the input each work-group takes once there is more than one per compute unit

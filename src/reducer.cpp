@@ -31,8 +31,8 @@ std::string program_binary(const cl::Program& program) {
 /// device's threads run on the host's cores, and a thread spinning beside them took one of
 /// them (on the 2-core CI machine 2^26 values took 1.7 times as long, polled). Elsewhere it
 /// polls the event's status: a blocking wait lets the driver put the thread to sleep, and
-/// waking it added 2 to 3 us to each reduction on NVIDIA's driver (README), more than a tenth
-/// of a short reduction's wait.
+/// waking it added 2 to 3 us to each reduction on NVIDIA's driver (docs/benchmarks.md), more than a
+/// tenth of a short reduction's wait.
 void wait_for(const cl::Event& event, const DeviceReport& report) {
     if (report.type & CL_DEVICE_TYPE_CPU) {
         event.wait();
@@ -111,24 +111,6 @@ ProgramCache& program_cache() {
     return *cache;
 }
 
-/// The program for `key`, from the cache or built now. The build runs outside the lock, so
-/// that one thread's compile does not hold up another's cache hit; two threads that build the
-/// same program at once both compile, and the first one stored is kept.
-cl::Program cached_program(const cl::Context& context, const cl::Device& device,
-                           const std::string& source, const std::string& options) {
-    ProgramKey key{context(), device(), options, source};
-    auto& cache = program_cache();
-    {
-        const std::lock_guard<std::mutex> lock(cache.mutex);
-        const auto found = cache.programs.find(key);
-        if (found != cache.programs.end())
-            return found->second;
-    }
-    auto program = build_program(context, device, source, options);
-    const std::lock_guard<std::mutex> lock(cache.mutex);
-    return cache.programs.emplace(std::move(key), std::move(program)).first->second;
-}
-
 /// The expressions that passes over partials take: the op's, not the map, which the first pass
 /// applied.
 Expressions without_map(Expressions user) {
@@ -174,27 +156,43 @@ void clear_program_cache() {
     cache.programs.clear();
 }
 
+// The build runs outside the lock, so that one thread's compile does not hold up another's
+// cache hit; two threads that build the same program at once both compile, and the first one
+// stored is kept.
+cl::Program cached_program(const cl::Context& context, const cl::Device& device,
+                           const std::string& source, const std::string& options) {
+    ProgramKey key{context(), device(), options, source};
+    auto& cache = program_cache();
+    {
+        const std::lock_guard<std::mutex> lock(cache.mutex);
+        const auto found = cache.programs.find(key);
+        if (found != cache.programs.end())
+            return found->second;
+    }
+    auto program = build_program(context, device, source, options);
+    const std::lock_guard<std::mutex> lock(cache.mutex);
+    return cache.programs.emplace(std::move(key), std::move(program)).first->second;
+}
+
 Reducer::Reducer(const cl::Context& context, const cl::Device& device, const Recipe& recipe,
                  std::string_view kernel_text) try
     : context_(context)
     , device_(device)
     , report_(query_report(device))
-    , policy_(policy_for(report_, recipe)) {
+    , policy_(policy_for(report_, recipe))
+    , source_(complete_kernel_source(std::string(kernel_text), recipe.op, policy_.path, recipe.type,
+                                     policy_.accumulator, recipe.user)) {
     const auto kernels_of = [&](const cl::Program& program) {
         return Kernels{program_kernel(device_, program, "reduce"),
                        program_kernel(device_, program, "reduce_and_finish")};
     };
-    const std::string text(kernel_text);
-    program_ = cached_program(context_, device_,
-                              complete_kernel_source(text, recipe.op, policy_.path, recipe.type,
-                                                     policy_.accumulator, recipe.user),
-                              policy_.build_options);
+    program_ = cached_program(context_, device_, source_, policy_.build_options);
     values_kernels_ = kernels_of(program_);
-    partials_program_ =
-        cached_program(context_, device_,
-                       complete_kernel_source(text, recipe.op, policy_.path, policy_.accumulator,
-                                              policy_.accumulator, without_map(recipe.user)),
-                       policy_.partials_build_options);
+    partials_program_ = cached_program(
+        context_, device_,
+        complete_kernel_source(std::string(kernel_text), recipe.op, policy_.path,
+                               policy_.accumulator, policy_.accumulator, without_map(recipe.user)),
+        policy_.partials_build_options);
     partials_kernels_ =
         partials_program_() == program_() ? values_kernels_ : kernels_of(partials_program_);
     policy_ = settle(std::move(policy_), report_, kernel_limits(),

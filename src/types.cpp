@@ -1,13 +1,12 @@
 #include "clreduce/types.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <iomanip>
 #include <iterator>
 #include <limits>
-#include <sstream>
 
 namespace clreduce {
 
@@ -116,11 +115,13 @@ std::string to_string(const Scalar& value) {
         [](auto x) {
             using T = decltype(x);
             if constexpr (std::is_floating_point_v<T>) {
-                if (std::isnan(x)) // a NaN's sign means nothing; the stream would print "-nan"
+                if (std::isnan(x)) // a NaN's sign means nothing; to_chars would print "-nan"
                     return std::string("nan");
-                std::ostringstream text;
-                text << std::setprecision(std::numeric_limits<T>::max_digits10) << x;
-                return text.str();
+                // The shortest text that reads back as the same value, as NumPy's repr prints
+                // it: -5.085743453373197, not the 17 digits -5.0857434533731967.
+                char text[32];
+                const auto end = std::to_chars(std::begin(text), std::end(text), x).ptr;
+                return std::string(text, end);
             } else {
                 return std::to_string(x);
             }

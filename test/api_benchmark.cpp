@@ -12,7 +12,8 @@
 //   chained    1000 enqueue_reduce() back to back into one result buffer and one read of the
 //              1000 results, on the host's clock, per reduction.
 // Every result is checked against the host's sum; a wrong one exits 1. Speed is judged on
-// the GPU machine (README), never here: the CTest run only checks that it runs and is right.
+// the GPU machine (docs/benchmarks.md), never here: the CTest run only checks that it runs
+// and is right.
 
 #include <CL/opencl.hpp>
 #include <algorithm>

@@ -8,6 +8,7 @@
 // and bfloat16 files hold 1, 2, ..., 100 ten times (50500), which they hold exactly, and the
 // bool file alternates false and true (500).
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -136,6 +137,9 @@ int main(int argc, char* argv[]) {
          hundreds<std::uint16_t>(n, [](int i) { return bfloat16_bits(static_cast<float>(i)); })},
         {"int32.raw", ints},
         {"double.raw", counting<double>(n)},
+        // No values: a sum of them is 0, a min or max is refused.
+        {"no-values.npy", npy(dict("<i4", "(0, 3)"), "")},
+        {"empty.raw", ""},
         // Broken ones.
         {"empty.npy", ""},
         {"magic-only.npy", "\x93NUMPY\x01"},
@@ -146,7 +150,6 @@ int main(int argc, char* argv[]) {
         {"object.npy", npy(dict("|O", "(3,)"), std::string(24, '\0'))},
         {"complex.npy", npy(dict("<c8", "(1000,)"), ints + ints)},
         {"big-endian.npy", npy(dict(">i4", "(1000,)"), ints)},
-        {"no-values.npy", npy(dict("<i4", "(0, 3)"), "")},
         {"malformed.npy", npy("{'descr': '<i4', 'fortran_order': False, 'shape': [1000], }", ints)},
         {"odd-size.raw", ints + "x"},
     };
@@ -155,12 +158,15 @@ int main(int argc, char* argv[]) {
             std::cerr << "make_input_files: cannot write " << folder << "/" << name << '\n';
             return 1;
         }
-    // Unreadable for anyone but root (removed first: a second run could not write it), and
-    // a folder where a file should be.
+    // Unreadable for anyone but root (removed first: a second run could not write it), a
+    // folder where a file should be, and a FIFO, whose opening would wait for a writer.
     const auto unreadable = folder + "/unreadable.npy";
     std::remove(unreadable.c_str());
     if (!write(unreadable, npy(dict("<i4", "(1000,)"), ints)) || chmod(unreadable.c_str(), 0) != 0)
         return 1;
     mkdir((folder + "/folder.npy").c_str(), 0755);
+    const auto fifo = folder + "/fifo.npy";
+    if (mkfifo(fifo.c_str(), 0644) != 0 && errno != EEXIST)
+        return 1;
     return 0;
 }

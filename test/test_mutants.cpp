@@ -1,6 +1,7 @@
-// Kernel mutants: copies of reduce.cl, made by test/CMakeLists.txt, that lose the last tail
-// value, one vector lane or one of the four accumulators. clreduce's validation of its own
-// random input must fail every one of them on every device, path, type and op, and pass the
+// Kernel mutants, made by test/CMakeLists.txt: reduce.cl with one of the fold's named steps
+// (REDUCE_TAIL_END, REDUCE_COMBINE_LANES, REDUCE_COMBINE_ACCUMULATORS) redefined to lose the
+// last tail value, one vector lane or one of the four accumulators. clreduce's validation of its
+// own random input must fail every one of them on every device, path, type and op, and pass the
 // kernel itself on the same inputs. The mutations are in the fold that both finishes share,
 // so the test runs the passes, which every device has (a build per mutant is most of its
 // time); the CLI tests run mutants with the last-group finish.

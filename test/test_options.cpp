@@ -72,7 +72,7 @@ TEST_CASE("every option is read into its field", "[options]") {
                                 "--kernels",
                                 "/k",
                                 "--finish",
-                                "last-group",
+                                "passes",
                                 "--cold"});
     REQUIRE(options);
     CHECK(options->op == Op::min);
@@ -89,7 +89,7 @@ TEST_CASE("every option is read into its field", "[options]") {
     CHECK(options->benchmark);
     CHECK(options->verbosity == Verbosity::verbose);
     CHECK(options->kernel_dir == "/k");
-    CHECK(options->finish == Finish::last_group);
+    CHECK(options->finish == Finish::passes);
     CHECK(options->finish_given);
     CHECK(options->cold);
 }
@@ -114,6 +114,24 @@ TEST_CASE("verbose output shapes a sweep's text table", "[options]") {
     REQUIRE(options);
     CHECK(options->verbosity == Verbosity::verbose);
     CHECK(options->format == Format::text);
+}
+
+TEST_CASE("a JSON sweep prints one object per length", "[options]") {
+    const auto options = parse({"--json", "--sweep", "-l", "2^11"});
+    REQUIRE(options);
+    CHECK(options->format == Format::json);
+    CHECK(options->mode == Mode::sweep);
+}
+
+TEST_CASE("a quiet run is one run without a warm-up, checked unless --no-check", "[options]") {
+    const auto quiet = parse({"-q"});
+    REQUIRE(quiet);
+    CHECK(quiet->cold);
+    CHECK(quiet->iterations == 1);
+    CHECK(quiet->check);
+    const auto unchecked = parse({"-q", "--no-check"});
+    REQUIRE(unchecked);
+    CHECK_FALSE(unchecked->check);
 }
 
 TEST_CASE("a finish of auto leaves the choice to the device", "[options]") {
@@ -186,18 +204,42 @@ TEST_CASE("invalid command lines are usage errors that name the problem", "[opti
         Case{{"--kernels", ""}, "--kernels '' names no folder"},
         Case{{"--kernels="}, "--kernels '' names no folder"},
         Case{{"--sweep", "-l", "100"}, "--sweep measures lengths from 2^10"},
-        Case{{"--json", "--sweep"}, "cannot be used together"},
+        Case{{"-q", "-i", "3"}, "--quiet and --iterations cannot be used together"},
+        Case{{"--no-check", "--sweep"}, "--no-check and --sweep cannot be used together"},
         Case{{"--csv"}, "--csv needs --sweep"},
         Case{{"--allow-unreported"}, "needs an explicit --strategy"},
         Case{{"--strategy", "fastest"}, "does not meet constraint"},
         Case{{"--finish", "first-group"}, "does not meet constraint"},
         Case{{"extra"}, "Couldn't find match"},
+        Case{{"--"}, "'--' is not an option"},
+        Case{{"-q", "--", "values.npy"}, "'--' is not an option"},
+        Case{{"-"}, "'-' is not an option"},
+        Case{{"--ignore_rest"}, "Couldn't find match"},
+        Case{{"--version", "-l", "5", "-o", "foo"}, "does not meet constraint"},
+        Case{{"--version", "-l", "5"}, "--version takes no other option (--length given)"},
+        Case{{"-l", "5", "--version"}, "--version takes no other option (--length given)"},
+        Case{{"--help", "-o", "max"}, "--help takes no other option (--op given)"},
+        Case{{"-h", "-q"}, "--help takes no other option (--quiet given)"},
+        Case{{"--help", "--version"}, "--help takes no other option (--version given)"},
+        Case{{"-f", "textbook", "--finish", "last-group"},
+             "--factor textbook and --finish last-group cannot be used together"},
     };
     for (const auto& [arguments, expected] : cases) {
         const auto message = usage_error_of(arguments);
         INFO("arguments starting " << arguments.front());
         CHECK_THAT(message, Catch::Contains(expected));
     }
+}
+
+TEST_CASE("--help and --version alone are answered", "[options]") {
+    CHECK_FALSE(parse({"--version"}));
+    CHECK_FALSE(parse({"--help"}));
+    CHECK_FALSE(parse({"-h"}));
+}
+
+TEST_CASE("the textbook factor with --finish auto or passes is no conflict", "[options]") {
+    CHECK(usage_error_of({"-f", "textbook", "--finish", "auto"}).empty());
+    CHECK(usage_error_of({"-f", "textbook", "--finish", "passes"}).empty());
 }
 
 TEST_CASE("several devices are a list of indices or all", "[options]") {

@@ -144,10 +144,12 @@ TEST_CASE("an empty kernel file is called empty, an unreadable one says why", "[
                       "cannot read kernel file /proc/self/mem: " + std::string(std::strerror(EIO)));
 }
 
-TEST_CASE("the kernel built into the library is kernels/reduce.cl as it is now", "[source]") {
+TEST_CASE("the kernels built into the library are those of kernels/ as they are now", "[source]") {
     const auto on_disk = read_kernel_file("reduce.cl", {CLREDUCE_TEST_KERNEL_DIR});
     CHECK(embedded_kernel_source() == on_disk);
     CHECK(reduce_kernel_source("") == on_disk);
+    CHECK(embedded_stream_read_source() ==
+          read_kernel_file("stream_read.cl", {CLREDUCE_TEST_KERNEL_DIR}));
 }
 
 TEST_CASE("a kernel folder given is read instead of the built-in kernel", "[source]") {

@@ -1,5 +1,5 @@
 // Device tests of NaN, infinities and signed zeros: every path and finish gives what IEEE
-// arithmetic and fmin/fmax give (README, "Floating point").
+// arithmetic and fmin/fmax give (docs/validation.md, "Floating point").
 
 #include "catch_compat.hpp"
 #include "clreduce/reference.hpp"

@@ -31,9 +31,12 @@ struct Repeats {
     bool warm_up = true;
 };
 
-/// The stream read: reduce.cl's stream_read kernel, which makes the first pass's reads with
-/// the first pass's launch shape (within its own work-group limit) and does nothing else.
-/// On GPUs it is the reduction's ceiling; on CPUs it is a reference, not a bound (README).
+/// The stream read: stream_read.cl's kernel, which makes the first pass's reads with the first
+/// pass's launch shape (within its own work-group limit) and does nothing else. It is built
+/// from the reducer's program text with stream_read.cl appended, with the same options, so
+/// it reads as the reduction does; the first StreamRead for a reducer compiles it.
+/// On GPUs it is the reduction's ceiling; on CPUs it is a reference, not a bound
+/// (docs/command-line.md, "Output").
 class StreamRead {
 public:
     /// Launches on `queue`, which must profile.
@@ -56,9 +59,10 @@ enum class Check {
     bound,     // within the tolerance: a floating-point sum whose order of roundings varies
     unchecked, // a floating-point sum whose magnitudes reach the type's range: some order of
                // additions overflows, so any result, finite or not, may be right
+    skipped,   // no host reference was asked for (the tool's --no-check)
 };
 
-/// "exact", "bound" or "unchecked".
+/// "exact", "bound", "unchecked" or "skipped".
 std::string name_of(Check check);
 
 /// How a result of `op` accumulated in `type` is checked against `reference`: exactly for
@@ -111,10 +115,11 @@ struct Measurement {
 /// host reference: first on `queues.queue` for the device's times (runs), then as many times
 /// again on `queues.unprofiled` for the host's wait (waits). With `stream_read`, each profiled
 /// reduction is followed by a launch of the streaming read, so that both see the same cache and
-/// clock state. The values' origin decides how a floating-point sum is checked (check_for).
+/// clock state. The values' origin decides how a floating-point sum is checked (check_for);
+/// without `check`, no host reference is computed (Check::skipped).
 Measurement measure(Reducer& reducer, const DeviceQueue& queues, const DeviceInput& input,
                     const ValuesView& values, std::uint64_t length, const Repeats& repeats,
-                    StreamRead* stream_read);
+                    StreamRead* stream_read, bool check = true);
 
 /// The reference for what `reducer` reduces over `values` (held on the device as `pieces`):
 /// host_reduce() where the host computes the op and the map (a built-in op, with no map or
@@ -137,7 +142,8 @@ void repeat(const Repeats& repeats, Run run) {
 
 /// Sets the measurement's host reference from `reference` (timed like the runs), its check
 /// (check_for, with the values' `origin`) and, for Check::bound, its tolerance from the
-/// first run's passes. Call it after the runs.
+/// first run's passes. Call it after the runs. An empty `reference` skips the check
+/// (Check::skipped).
 void check_against(Measurement& measurement, const Reducer& reducer, const Repeats& repeats,
                    const std::function<Reference()>& reference, Origin origin = Origin::given);
 

@@ -71,6 +71,10 @@ const std::vector<OpInfo>& all_ops();
 const OpInfo& info(Op op);
 std::string name_of(Op op);
 
+/// Whether NumPy reduces no values to the op's identity (sum 0, prod 1, any false, all true)
+/// rather than refusing them (min, max: "zero-size array"; a user's op).
+bool empty_gives_identity(Op op);
+
 /// The accumulator of `op` on values of `type`: the op's own (any, all), else `requested`,
 /// else the type's default (NumPy's for sums and products).
 DataType accumulator_for(DataType type, Op op, std::optional<DataType> requested = {});

@@ -64,7 +64,7 @@ PassShape pass_shape(Factor factor, std::size_t work_group_size, unsigned comput
 
 /// `shape` for a CPU device: on short inputs, PoCL's cost of scheduling a work-group outweighs
 /// the balance that more of them give, so a pass takes one work-group per 256 KiB of values,
-/// but at least one per compute unit (README, "CPUs").
+/// but at least one per compute unit (docs/benchmarks.md, "CPUs").
 PassShape for_cpu(PassShape shape, unsigned compute_units, std::size_t value_size);
 
 /// The passes that take `length` values down to one (one pass for a single value). With

@@ -3,7 +3,7 @@
 // caller's context and device, a value type and an op, reduces a range of a caller's buffer on
 // a caller's in-order queue, either blocking (the value comes back) or enqueued (the result
 // lands in a caller's buffer, and the returned event chains on). See "Use clreduce in your
-// program" in the README.
+// program" in the README, and docs/library.md.
 //
 // Errors: every call throws clreduce::Error (errors.hpp), whose cause() says why: a range or
 // a queue the call cannot take (Errc::invalid_argument), a type, finish or work-group size the
@@ -60,7 +60,8 @@ struct Piece {
 
 /// A context on one device with two in-order queues: the command-line tool's. `queue`
 /// profiles, for the device's times; `unprofiled` is where the host's wait for a result is
-/// timed, since profiling itself lengthens that wait (by 8 to 12 us on NVIDIA's driver, README).
+/// timed, since profiling itself lengthens that wait (by 8 to 12 us on NVIDIA's driver,
+/// docs/driver-notes.md).
 struct DeviceQueue {
     explicit DeviceQueue(const cl::Device& device);
     cl::Device device;
@@ -82,6 +83,12 @@ inline cl::Buffer upload(const DeviceQueue& device_queue, const HostValues& valu
 /// Reducer for the same thing takes the program from there. clear_program_cache() lets go of
 /// the programs (and so of their contexts); Reducers built from them keep theirs.
 void clear_program_cache();
+
+/// The program built from `source` with `options` for `device`: taken from the program cache,
+/// or compiled now (blocking) and kept there. Throws Error(Errc::kernel_build) with the build
+/// log when the compiler rejects it.
+cl::Program cached_program(const cl::Context& context, const cl::Device& device,
+                           const std::string& source, const std::string& options);
 
 class Reducer {
 public:
@@ -107,6 +114,8 @@ public:
     const cl::Context& context() const { return context_; }
     const cl::Device& device() const { return device_; }
     const cl::Program& program() const { return program_; }
+    /// The OpenCL C text the program was built from: the kernel text completed for the op.
+    const std::string& source() const { return source_; }
     const DeviceReport& report() const { return report_; }
     /// How this reducer is built and launched; the accessors below read it.
     const Policy& policy() const { return policy_; }
@@ -234,6 +243,7 @@ private:
         cl::Kernel pass;
         cl::Kernel finishing;
     };
+    std::string source_;           // the values' program's text
     cl::Program program_;          // reads the input's values
     cl::Program partials_program_; // reads partials: the same program where the types agree
     Kernels values_kernels_;

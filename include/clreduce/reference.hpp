@@ -20,11 +20,12 @@ namespace clreduce {
 constexpr int largest_random_addend = 8;
 
 /// Pseudo-random values of `type` to reduce with `op`: integers over the type's whole range
-/// (odd ones for a product, which would otherwise soon be 0); for a floating-point sum,
-/// nonzero integers in [-8, 8] (largest_random_addend), whose every partial sum is exact in
-/// any order (README, "Floating point"); for a floating-point product, -1 and 1, whose every
-/// partial product is exact; else uniform in [-1, 1). Value i depends only on (seed, i): a
-/// longer input with the same seed starts with the shorter one, and filling runs in parallel.
+/// (odd ones for a product, which would otherwise soon be 0); for a floating-point sum (and a
+/// user's op), nonzero integers in [-8, 8] (largest_random_addend), whose every partial sum is
+/// exact in any order (docs/validation.md, "Floating point"); for a floating-point product, -1
+/// and 1, whose every partial product is exact; else uniform in [-1, 1). Value i depends only
+/// on (seed, i): a longer input with the same seed starts with the shorter one, and filling
+/// runs in parallel.
 HostValues random_values(DataType type, Op op, std::uint64_t length, std::uint64_t seed);
 
 /// The same values, random_values(type, op, first + length, seed)'s last `length`, written to
@@ -173,7 +174,7 @@ Reference host_reduce(Op op, DataType type, const std::vector<ValuesView>& spans
 std::string host_reduce_method(Op op, DataType type, std::optional<DataType> accumulate = {});
 
 /// Whether a result equals the reference exactly: NaN equals NaN, and +0 equals -0 (for a
-/// sum as for min and max, which zero comes out is left to the device: README).
+/// sum as for min and max, which zero comes out is left to the device: docs/validation.md).
 bool same_value(const Scalar& a, const Scalar& b);
 
 } // namespace clreduce

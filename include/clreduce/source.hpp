@@ -16,6 +16,10 @@ namespace clreduce {
 /// cmake/embed-kernel.cmake): a program needs no kernel file.
 std::string_view embedded_kernel_source();
 
+/// stream_read.cl's text as the library was built with it: the benchmark's kernel that makes a
+/// pass's reads alone, which StreamRead (measure.hpp) appends to a reducer's program text.
+std::string_view embedded_stream_read_source();
+
 /// reduce.cl's text: `kernel_dir`/reduce.cl, read now, when `kernel_dir` is given (the tool's
 /// --kernels, for readers who edit the kernel), else the embedded text. Throws as
 /// read_kernel_file() does.

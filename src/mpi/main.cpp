@@ -1,8 +1,9 @@
 // clreduce-mpi: each MPI rank reduces its slice of the input on its own device through
 // clreduce's engine, and MPI combines the ranks' results on rank 0, which reports.
 //
-// The flow: parse clreduce's options (refusing those of one process only), pick this rank's
-// device by its node-local rank, make or map the slice and build the reducer (slice.cpp, the
+// The flow: parse clreduce's options (refusing those of one process only), open the input,
+// check that every rank asks for the same run (fingerprint.hpp), pick this rank's device by
+// its node-local rank, make or map the slice and build the reducer (slice.cpp, the
 // one place that calls the engine's reduction), reduce it, combine the results with
 // MPI_Reduce, check every slice against its host reference and the combination against
 // the combined references, and print the report on rank 0. Every stage that may fail on
@@ -10,6 +11,7 @@
 
 #include "agree.hpp"
 #include "combine.hpp"
+#include "fingerprint.hpp"
 #include "partition.hpp"
 #include "rank_report.hpp"
 #include "slice.hpp"
@@ -20,6 +22,7 @@
 #include "tool/recipe.hpp"
 
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <mpi.h>
 #include <optional>
@@ -34,10 +37,11 @@ constexpr const char* mpi_help =
     "clreduce-mpi takes the options above, run under mpirun: -l is the total length, split "
     "across the ranks; -d names the devices each node's ranks take in turn by node-local rank "
     "(-d all: one rank per device). Refused: --list, --sweep, --csv, --host-input, --chunk, "
-    "--max-buffer.\n";
+    "--max-buffer, --no-check (every slice and the combination are always checked).\n";
 
-/// Options that only mean something in one process are refused, never ignored.
-void refuse_single_process_options(const Options& options) {
+/// Options that only mean something in one process, or that clreduce-mpi does not act on, are
+/// refused, never ignored.
+void refuse_options_it_lacks(const Options& options) {
     const auto refuse = [](const std::string& what) {
         throw Failure(ExitCode::usage, what + " is clreduce's alone: clreduce-mpi refuses it");
     };
@@ -49,6 +53,9 @@ void refuse_single_process_options(const Options& options) {
         refuse("--host-input");
     if (options.max_buffer != 0)
         refuse("--max-buffer");
+    if (!options.check) // rank 0's check of the combination rests on every slice's reference
+        throw Failure(ExitCode::usage,
+                      "--no-check: clreduce-mpi checks every slice and the combination, always");
 }
 
 /// This rank's index among the ranks of its node (a collective: called outside the stages,
@@ -112,6 +119,19 @@ bool asked_for_help(int argc, char* argv[]) {
     return false;
 }
 
+/// Ends every rank with a usage error when the ranks' options or inputs differ; rank 0 prints
+/// the one line that names the first difference (a collective).
+void require_same_run(const Options& options, const std::optional<InputFile>& file, int rank) {
+    const auto mine = fingerprint(options, file ? std::filesystem::file_size(*options.input) : 0,
+                                  file ? file->values().length : 0);
+    const auto difference = disagreement(gather_fingerprints(mine, MPI_COMM_WORLD));
+    if (!difference)
+        return;
+    if (rank == 0)
+        std::cerr << "clreduce-mpi: error: ranks disagree: " << *difference << std::endl;
+    throw AgreedFailure{static_cast<int>(ExitCode::usage)};
+}
+
 double microseconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
         .count();
@@ -130,7 +150,7 @@ int reduce_across_ranks(int argc, char* argv[], std::ostream& out) {
     agree.stage([&] {
         options = parse_options(argc, argv);
         if (options) {
-            refuse_single_process_options(*options);
+            refuse_options_it_lacks(*options);
             host_map_of(*options, "across MPI ranks"); // each rank's check is the host's
         }
     });
@@ -144,8 +164,9 @@ int reduce_across_ranks(int argc, char* argv[], std::ostream& out) {
     std::optional<SliceReducer> slice;
     const auto part = [&] { return slice_of(options->length, ranks, rank); };
     RankRow row;
+    agree.stage([&] { file = open_input(*options); }); // maps it: only the slice's pages are read
+    require_same_run(*options, file, rank);
     agree.stage([&] {
-        file = open_input(*options); // maps the file: only the slice's pages are read
         const auto device = device_of_rank(options->triplet, node_rank);
         slice.emplace(device, *options, file ? std::optional(file->values()) : std::nullopt,
                       part());

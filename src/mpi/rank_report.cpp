@@ -110,8 +110,8 @@ CombinedCheck check_combined(DataType type, Op op, Origin origin, const std::vec
             combined.check = Check::unchecked;
         exact = exact && static_cast<Check>(row.check) == Check::exact;
     }
-    // clreduce's random sums stay exact in any order (README, "Floating point"), and so does
-    // a sum reaching NaN or an infinity; other floating-point sums round as they combine.
+    // clreduce's random sums stay exact in any order (docs/validation.md, "Floating point"), and so
+    // does a sum reaching NaN or an infinity; other floating-point sums round as they combine.
     const bool rounds = info(type).floating() && info(op).rounding != Rounding::none &&
                         (origin == Origin::given || !exact) &&
                         std::isfinite(as_double(combined.reference));
@@ -157,9 +157,9 @@ void print_json(std::ostream& out, const Options& options, const std::vector<Ran
     const auto accumulator = accumulator_of(options);
     out << "{\"clreduce_version\": " << json_string(CLREDUCE_VERSION)
         << ", \"ranks\": " << rows.size() << ", \"op\": " << json_string(name_of(options.op))
-        << ", \"data_type\": " << json_string(name_of(options.type))
-        << ", \"accumulator\": " << json_string(name_of(accumulator))
+        << ", \"type\": " << json_string(name_of(options.type))
         << ", \"length\": " << options.length
+        << ", \"accumulator\": " << json_string(name_of(accumulator))
         << ", \"seed\": " << (options.input ? "null" : std::to_string(options.seed))
         << ", \"input\": " << (options.input ? json_string(*options.input) : "null")
         << ", \"per_rank\": [";

@@ -4,8 +4,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <iostream>
 #include <new>
 #include <ostream>
+#include <unistd.h>
 #include <utility>
 
 namespace clreduce {
@@ -43,6 +45,39 @@ ExitCode exit_code_for(Errc cause) {
 }
 
 } // namespace
+
+HeldStderr::HeldStderr()
+    : held_(std::tmpfile()) {
+    if (!held_)
+        return;
+    std::fflush(stderr);
+    saved_ = dup(STDERR_FILENO);
+    if (saved_ < 0 || dup2(fileno(held_), STDERR_FILENO) < 0) {
+        std::fclose(held_);
+        held_ = nullptr;
+    }
+}
+
+HeldStderr::~HeldStderr() {
+    const auto text = release();
+    if (!text.empty())
+        std::cerr << text << std::flush;
+}
+
+std::string HeldStderr::release() {
+    if (!held_)
+        return {};
+    std::fflush(stderr);
+    dup2(saved_, STDERR_FILENO);
+    close(saved_);
+    std::string text;
+    std::rewind(held_);
+    for (int c = std::fgetc(held_); c != EOF; c = std::fgetc(held_))
+        text += static_cast<char>(c);
+    std::fclose(held_);
+    held_ = nullptr;
+    return text;
+}
 
 void require_written(std::ostream& out) {
     out.flush();

@@ -2,6 +2,9 @@
 // How the command-line tool fails: every failure is one line on stderr and a documented exit
 // code. The engine's errors (clreduce::Error) are mapped to these codes in exit_code_of.
 
+#include "clreduce/errors.hpp"
+
+#include <cstdio>
 #include <functional>
 #include <iosfwd>
 #include <stdexcept>
@@ -9,7 +12,7 @@
 
 namespace clreduce {
 
-/// The process exit codes; the README's table documents each.
+/// The process exit codes; docs/command-line.md ("Exit codes") documents each.
 enum class ExitCode : int {
     success = 0,
     wrong_result = 1,  // the device's result differs from the host reference
@@ -41,6 +44,39 @@ private:
 /// when any write to it failed: a full disk, a closed stream. A report that did not arrive
 /// must not end in exit 0.
 void require_written(std::ostream& out);
+
+/// Standard error (file descriptor 2) sent to a temporary file for as long as this lives,
+/// for what an OpenCL driver writes there itself; when it ends, what was held is written to
+/// standard error, unless release() took it first. Without a temporary file, holds nothing.
+class HeldStderr {
+public:
+    HeldStderr();
+    ~HeldStderr();
+    /// Restores standard error and returns what was written to it meanwhile.
+    std::string release();
+    HeldStderr(const HeldStderr&) = delete;
+    HeldStderr& operator=(const HeldStderr&) = delete;
+
+private:
+    std::FILE* held_;
+    int saved_ = -1;
+};
+
+/// Runs `build`, which builds a kernel, with standard error held: PoCL's compiler prints
+/// "1 error generated." there itself, which would come before the tool's error line. A
+/// failed build's Error carries the held text after its build log, so that the error line
+/// comes first; otherwise the text is written out as it came, once the build is over.
+template <typename Build>
+auto with_stderr_held(Build build) -> decltype(build()) {
+    HeldStderr held;
+    try {
+        return build();
+    } catch (const Error& error) {
+        if (error.cause() != Errc::kernel_build)
+            throw;
+        throw Error(Errc::kernel_build, error.what(), error.details() + held.release());
+    }
+}
 
 /// Runs `body` and returns its exit code; any exception becomes one line on `err`, prefixed
 /// "clreduce: error: ", and the matching exit code: a Failure's own, an engine Error's by its

@@ -7,7 +7,9 @@
 #include <cstring>
 #include <fcntl.h>
 #include <limits>
+#include <linux/fs.h>
 #include <set>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -224,8 +226,6 @@ Layout npy_layout(const unsigned char* bytes, std::uint64_t size) {
     const auto type = npy_type(header.descr);
     const auto length = values_in(header.shape);
     const auto value_size = info(type).size;
-    if (length == 0)
-        bad_input("no values: shape " + shape_text(header.shape));
     if (offset % value_size != 0)
         bad_input("the values start at byte " + std::to_string(offset) + ", not a multiple of " +
                   std::to_string(value_size) + " (numpy aligns them to 64)");
@@ -237,7 +237,12 @@ Layout npy_layout(const unsigned char* bytes, std::uint64_t size) {
     return {type, offset, length};
 }
 
-Layout raw_layout(DataType type, std::uint64_t size) {
+Layout raw_layout(std::optional<DataType> given, std::uint64_t size) {
+    if (!given) // raw bytes say nothing of their type, and a guess would reduce them silently
+        throw Failure(
+            ExitCode::usage,
+            "a raw file (without NumPy's magic \\x93NUMPY) needs --data-type (see --help)");
+    const auto type = *given;
     const auto value_size = info(type).size;
     if (size % value_size != 0)
         bad_input(std::to_string(size) + " bytes, not a whole number of " +
@@ -252,15 +257,46 @@ bool ends_with(const std::string& text, std::string_view suffix) {
 }
 
 Layout layout_of(const std::string& path, const unsigned char* bytes, std::uint64_t size,
-                 DataType raw_type) {
+                 std::optional<DataType> raw_type) {
     const bool has_magic =
         size >= npy_magic.size() && std::memcmp(bytes, npy_magic.data(), npy_magic.size()) == 0;
     if (has_magic)
         return npy_layout(bytes, size);
     // A raw file may be called anything, but one named .npy is surely meant to be one.
     if (ends_with(path, ".npy"))
-        bad_input("named .npy but without NumPy's magic \\x93NUMPY at its start");
+        bad_input(size == 0 ? "empty, without even a .npy header"
+                            : "named .npy but without NumPy's magic \\x93NUMPY at its start");
     return raw_layout(raw_type, size);
+}
+
+/// What a path that is neither a regular file nor a block device is, for the error.
+std::string kind_of(mode_t mode) {
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    if (S_ISCHR(mode))
+        return "a character device";
+    return "of an unknown kind";
+}
+
+/// Only a regular file or a block device holds a fixed array to map. Checked on the path
+/// before it is opened, as opening a FIFO waits for a writer, and again on what was opened.
+void refuse_unmappable(const struct stat& status) {
+    if (!S_ISREG(status.st_mode) && !S_ISBLK(status.st_mode))
+        bad_input(kind_of(status.st_mode) + ", not a regular file or a block device");
+}
+
+/// The bytes a regular file or a block device holds: a block device's st_size is 0.
+std::uint64_t size_of(int fd, const struct stat& status) {
+    if (!S_ISBLK(status.st_mode))
+        return static_cast<std::uint64_t>(status.st_size);
+    std::uint64_t bytes = 0;
+    if (ioctl(fd, BLKGETSIZE64, &bytes) != 0)
+        bad_input(std::string("cannot read the block device's size: ") + std::strerror(errno));
+    return bytes;
 }
 
 /// Closes a file descriptor when it goes out of scope; the mapping outlives it.
@@ -308,31 +344,35 @@ void InputFile::Unmap::operator()(void* address) const {
     munmap(address, bytes);
 }
 
-InputFile::InputFile(const std::string& path, DataType raw_type)
+InputFile::InputFile(const std::string& path, std::optional<DataType> raw_type)
     : mapping_(nullptr, Unmap{0}) {
     try {
+        struct stat status {};
+        if (stat(path.c_str(), &status) != 0)
+            bad_input(std::string("cannot open it: ") + std::strerror(errno));
+        refuse_unmappable(status);
         const Descriptor file{open(path.c_str(), O_RDONLY | O_CLOEXEC)};
         if (file.fd < 0)
             bad_input(std::string("cannot open it: ") + std::strerror(errno));
-        struct stat status {};
         if (fstat(file.fd, &status) != 0)
             bad_input(std::string("cannot examine it: ") + std::strerror(errno));
-        if (S_ISDIR(status.st_mode))
-            bad_input("a directory, not a file");
-        if (!S_ISREG(status.st_mode))
-            bad_input("not a regular file (clreduce maps its input)");
-        if (status.st_size == 0)
-            bad_input("empty");
-        const auto size = static_cast<std::uint64_t>(status.st_size);
-        void* address = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd, 0);
-        if (address == MAP_FAILED)
-            bad_input(std::string("cannot map it: ") + std::strerror(errno));
-        mapping_ = {address, Unmap{size}};
-        const auto* bytes = static_cast<const unsigned char*>(address);
+        refuse_unmappable(status);
+        const auto size = size_of(file.fd, status);
+        // An empty file maps nothing; its values, none, start at a byte of their own, so
+        // that views of them stay pointer arithmetic on an object.
+        static constexpr unsigned char no_values = 0;
+        const unsigned char* bytes = &no_values;
+        if (size != 0) {
+            void* address = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd, 0);
+            if (address == MAP_FAILED)
+                bad_input(std::string("cannot map it: ") + std::strerror(errno));
+            mapping_ = {address, Unmap{size}};
+            bytes = static_cast<const unsigned char*>(address);
+        }
         const auto layout = layout_of(path, bytes, size, raw_type);
         values_ = {layout.type, bytes + layout.offset, layout.length, Origin::given};
-    } catch (const Failure& failure) {
-        bad_input("--input '" + path + "': " + failure.what());
+    } catch (const Failure& failure) { // a usage error stays one, with the file named
+        throw Failure(failure.code(), "--input '" + path + "': " + failure.what());
     }
 }
 
@@ -340,8 +380,14 @@ std::optional<InputFile> open_input(Options& options) {
     if (!options.input)
         return std::nullopt;
     const auto& path = *options.input;
-    std::optional<InputFile> file(std::in_place, path, options.type);
+    std::optional<InputFile> file(std::in_place, path,
+                                  options.type_given ? std::optional(options.type) : std::nullopt);
     const auto values = file->values();
+    if (values.length == 0 && !empty_gives_identity(options.op)) // NumPy's words for it
+        throw Failure(ExitCode::input_data, "--input '" + path +
+                                                "' holds no values: zero-size array to reduction "
+                                                "operation " +
+                                                name_of(options.op) + " which has no identity");
     if (options.type_given && values.type != options.type)
         throw Failure(ExitCode::usage,
                       "--data-type " + name_of(options.type) + " disagrees with --input '" + path +

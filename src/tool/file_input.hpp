@@ -43,11 +43,13 @@ std::uint64_t values_in(const std::vector<std::uint64_t>& shape);
 /// A file's values, mapped read-only for as long as this lives.
 class InputFile {
 public:
-    /// Maps `path`: a .npy file when it starts with the magic "\x93NUMPY" (versions 1.0, 2.0,
+    /// Maps `path`, a regular file or a block device (anything else is refused before it is
+    /// opened): a .npy file when it starts with the magic "\x93NUMPY" (versions 1.0, 2.0,
     /// 3.0; C or Fortran order alike, as a reduction of all values does not depend on their
     /// order), else raw values of `raw_type`. Throws Failure(ExitCode::input_data) with one
-    /// line naming the file and what is wrong with it.
-    InputFile(const std::string& path, DataType raw_type);
+    /// line naming the file and what is wrong with it, or Failure(ExitCode::usage) for a raw
+    /// file without `raw_type`. A file may hold no values.
+    InputFile(const std::string& path, std::optional<DataType> raw_type);
 
     /// The file's values, Origin::given.
     ValuesView values() const { return values_; }
@@ -62,9 +64,10 @@ private:
 };
 
 /// --input: the file mapped, and `options` made to fit it: their type becomes the file's (an
-/// explicit --data-type that differs from a .npy header's is a usage error), their length
-/// the file's, or the --length prefix (one longer than the file is a usage error). Nothing
-/// without --input.
+/// explicit --data-type that differs from a .npy header's is a usage error, and a raw file
+/// needs one), their length the file's, or the --length prefix (one longer than the file is
+/// a usage error). A file without values is refused for min and max, which have no identity
+/// (exit 9), as NumPy refuses them. Nothing without --input.
 std::optional<InputFile> open_input(Options& options);
 
 } // namespace clreduce

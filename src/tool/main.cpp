@@ -2,7 +2,7 @@
 // kernel the device supports, report every pass's device time, and check the result against
 // the host.
 //
-// The flow, as the README tells it: parse the command line, select the device by its
+// The flow, as docs/design.md tells it: parse the command line, select the device by its
 // triplet, read its capabilities, choose the reduction path, complete and build the kernel
 // (settling the finish: more passes, or the last work-group), then run the reduction on a
 // profiling queue and validate it. The input lives on the device (in one buffer or several)
@@ -39,6 +39,8 @@ ExitCode reduce_as_asked(int argc, char* argv[], std::ostream& out) {
         return ExitCode::success;
     }
     const auto file = open_input(*options); // its type and length become the options'
+    if (options->length == 0) // a file without values: their sum is 0, no device needed
+        return answer_empty_sum(*options, out);
     const auto values = file ? std::optional(file->values()) : std::nullopt;
 
     const auto devices = select_devices(options->triplet);

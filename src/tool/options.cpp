@@ -117,13 +117,31 @@ void refuse_conflicts(const std::vector<std::pair<const TCLAP::Arg*, const TCLAP
                         " cannot be used together");
 }
 
-/// --list answers a question of its own: any other option would be ignored, so it is refused.
-void refuse_beside_list(TCLAP::CmdLine& cmd, const TCLAP::Arg& list) {
-    if (!list.isSet())
+/// --list, --help and --version each answer a question of their own: any other option would
+/// be ignored, so it is refused.
+void refuse_beside(TCLAP::CmdLine& cmd, const TCLAP::Arg& alone) {
+    if (!alone.isSet())
         return;
     for (const auto* arg : cmd.getArgList())
-        if (arg != &list && arg->isSet())
-            usage_error("--list takes no other option (--" + arg->getName() + " given)");
+        if (arg != &alone && arg->isSet())
+            usage_error("--" + alone.getName() + " takes no other option (--" + arg->getName() +
+                        " given)");
+}
+
+/// TCLAP always adds "--ignore_rest" (also spelled "--"), which silently drops every argument
+/// after it; the tool acts on every argument it is given, so the switch is taken out of the
+/// command line (and of --help) and "--" is refused like any argument that is no option.
+void drop_ignore_rest(TCLAP::CmdLine& cmd) {
+    cmd.getArgList().remove_if(
+        [](const TCLAP::Arg* arg) { return arg->getName() == TCLAP::Arg::ignoreNameString(); });
+}
+
+/// "--" and "-" name no option; TCLAP would take "--" for --ignore_rest and skip a lone "-".
+void refuse_bare_dashes(const std::vector<std::string>& arguments) {
+    for (const auto& argument : arguments)
+        if (argument == "--" || argument == "-")
+            usage_error("'" + argument +
+                        "' is not an option: clreduce takes options alone, and nothing ends them");
 }
 
 /// The arguments as TCLAP reads them: the program named "clreduce" (not its path), and
@@ -143,22 +161,28 @@ std::vector<std::string> split_arguments(int argc, const char* const* argv) {
     return arguments;
 }
 
-/// TCLAP's output, but --version prints one line, "clreduce <version>".
-class Output : public TCLAP::StdOutput {
-public:
-    void version(TCLAP::CmdLineInterface& cmd) override {
-        std::cout << cmd.getProgramName() << ' ' << cmd.getVersion() << '\n';
+/// --help prints TCLAP's usage; --version one line, "clreduce <version>".
+void answer_help_or_version(TCLAP::CmdLine& cmd, const TCLAP::Arg& help) {
+    if (help.isSet()) {
+        TCLAP::StdOutput().usage(cmd);
+        return;
     }
-};
+    std::cout << cmd.getProgramName() << ' ' << cmd.getVersion() << '\n';
+}
 
 /// Which options combine, printed at the end of --help; parse_options enforces it.
 constexpr const char* combination_rule =
-    "Reduces a random array on an OpenCL device, reporting every pass's device time. "
-    "Options that do not apply are refused, never ignored: --list takes no other option; "
-    "the output is text (-v adds detail, -q keeps only the result), --json (one object) or, "
-    "with --sweep, --csv, so -v and -q shape the text alone; --sweep and --json report one "
-    "device; --host-input runs one length in one layout, so not with --sweep or --max-buffer; "
-    "--chunk needs --host-input, --allow-unreported an explicit --strategy. "
+    "Reduces an array on an OpenCL device, random values or a file's (--input), reporting "
+    "every pass's device time and checking the result against the host. "
+    "Options that do not apply are refused, never ignored: --list, --help and --version take "
+    "no other option, and no argument ends the options ('--' is refused); "
+    "the output is text (-v adds detail), the result alone (-q: one run, no warm-up, still "
+    "checked unless --no-check), --json or, with --sweep, --csv, so -v and -q shape the text "
+    "alone; --json prints one object, with a \"devices\" array for several devices (-d all, "
+    "-d 0,1), and with --sweep one object per length, a line each (JSON Lines), printed as "
+    "each is measured; --sweep reports one device; --host-input runs one length in one "
+    "layout, so not with --sweep or --max-buffer; --chunk needs --host-input, "
+    "--allow-unreported an explicit --strategy, a raw --input file --data-type. "
     "--name=value is read as --name value.";
 
 } // namespace
@@ -197,12 +221,15 @@ cl_device_type parse_device_type(const std::string& name) {
 }
 
 std::optional<Options> parse_options(int argc, const char* const* argv) {
-    TCLAP::CmdLine cmd(combination_rule, ' ', CLREDUCE_VERSION);
+    // --help and --version are plain switches, answered after the command line is read, so
+    // that any other option beside them is refused instead of ignored.
+    TCLAP::CmdLine cmd(combination_rule, ' ', CLREDUCE_VERSION, false);
     cmd.setExceptionHandling(false);
-    Output output;
-    cmd.setOutput(&output);
+    drop_ignore_rest(cmd);
 
     // TCLAP lists arguments in reverse order of creation; create them bottom-up.
+    TCLAP::SwitchArg help("h", "help", "Print this help, then exit", cmd);
+    TCLAP::SwitchArg version("", "version", "Print the version, then exit", cmd);
     TCLAP::ValueArg<std::string> kernel_dir(
         "", "kernels", "Read reduce.cl from this folder instead of the copy built in", false, "",
         "folder", cmd);
@@ -261,7 +288,11 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
         "Reduce this file's values instead of random ones: a NumPy .npy file, else raw "
         "little-endian values of --data-type",
         false, "", "file", cmd);
-    TCLAP::SwitchArg quiet("q", "quiet", "Print only the result", cmd);
+    TCLAP::SwitchArg no_check(
+        "", "no-check", "Skip the host's reference reduction: the result is reported unchecked",
+        cmd);
+    TCLAP::SwitchArg quiet("q", "quiet", "Print only the result, of one run without a warm-up",
+                           cmd);
     TCLAP::SwitchArg verbose(
         "v", "verbose", "Also print capabilities, build options, the memory needed, the plan", cmd);
     auto type_names = names_of(device_types);
@@ -286,7 +317,9 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     TCLAP::ValuesConstraint<std::string> accumulator_constraint(accumulator_names);
     auto data_type_names = names_of(data_types());
     TCLAP::ValuesConstraint<std::string> data_type_constraint(data_type_names);
-    TCLAP::ValueArg<std::string> data_type("", "data-type", "Type of the values (default: int32)",
+    TCLAP::ValueArg<std::string> data_type("", "data-type",
+                                           "Type of the values (default: int32 for random ones; a "
+                                           ".npy file's own; a raw file needs it)",
                                            false, "int32", &data_type_constraint, cmd);
     TCLAP::ValueArg<std::string> map(
         "", "map",
@@ -317,23 +350,28 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
 
     try {
         auto arguments = split_arguments(argc, argv);
+        refuse_bare_dashes(arguments);
         cmd.parse(arguments);
-    } catch (const TCLAP::ExitException&) {
-        return std::nullopt; // --help or --version, already printed
     } catch (const TCLAP::ArgException& error) {
         const auto id = error.argId();
         usage_error(error.error() + (id == "undefined" ? "" : " (" + id + ")"));
     }
 
-    refuse_beside_list(cmd, list);
+    for (const auto* alone : {&help, &version, &list})
+        refuse_beside(cmd, *alone);
+    if (help.isSet() || version.isSet()) {
+        answer_help_or_version(cmd, help);
+        return std::nullopt;
+    }
     refuse_conflicts({{&verbose, &quiet},
                       {&json, &csv},
-                      {&json, &sweep},
                       {&verbose, &json},
                       {&verbose, &csv},
                       {&quiet, &json},
                       {&quiet, &csv},
                       {&quiet, &sweep},
+                      {&quiet, &iterations},
+                      {&no_check, &sweep},
                       {&host_input, &sweep},
                       {&host_input, &max_buffer},
                       {&input, &seed},
@@ -349,6 +387,9 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
         usage_error("--chunk needs --host-input");
     if (csv.isSet() && !sweep.isSet())
         usage_error("--csv needs --sweep");
+    if (factor.getValue() == "textbook" && finish.getValue() == "last-group")
+        usage_error("--factor textbook and --finish last-group cannot be used together: the "
+                    "textbook factor runs every pass as a launch of its own");
     if (allow_unreported.isSet() && path.getValue() == "auto")
         usage_error("--allow-unreported needs an explicit --strategy");
 
@@ -406,7 +447,9 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     options.iterations =
         sweep.isSet() && !iterations.isSet() ? sweep_iterations : static_cast<unsigned>(runs);
     options.benchmark = iterations.isSet() || sweep.isSet();
-    options.cold = cold.isSet();
+    // -q asks for the answer alone: one run, and no warm-up to make its timing typical.
+    options.cold = cold.isSet() || quiet.isSet();
+    options.check = !no_check.isSet();
     options.format = json.isSet() ? Format::json : csv.isSet() ? Format::csv : Format::text;
     options.verbosity = quiet.isSet()     ? Verbosity::quiet
                         : verbose.isSet() ? Verbosity::verbose

@@ -54,7 +54,8 @@ struct Options {
     std::optional<std::string> input; // the file whose values are reduced; unset: random ones
     unsigned iterations = 1;
     bool benchmark = false; // --iterations or --sweep: min and median, and the stream read
-    bool cold = false;      // measure the first launch instead of warming up
+    bool cold = false;      // measure the first launch instead of warming up (also with -q)
+    bool check = true;      // compare with the host reference (--no-check: no)
     Format format = Format::text;
     Verbosity verbosity = Verbosity::normal;
     std::string kernel_dir; // empty: the kernel built into the library

@@ -2,6 +2,7 @@
 
 #include "clreduce/finish.hpp"
 #include "clreduce/reference.hpp"
+#include "tool/recipe.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -39,6 +40,8 @@ namespace {
 
 /// How the first run's result compares with the host reference, and by which check.
 std::string verdict(const Measurement& measurement) {
+    if (measurement.check == Check::skipped)
+        return " (not checked: --no-check)";
     const auto expected = to_string(measurement.expected.value);
     const auto bound = to_string(measurement.tolerance);
     if (measurement.check == Check::unchecked)
@@ -174,15 +177,22 @@ void print_measurement(std::ostream& out, const Measurement& measurement) {
     }
     const auto span = measurement.span_us();
     const auto bytes = measurement.bytes();
-    out << "device span     " << timing_text(span, bytes, repeated) << '\n';
+    // The span and the host's wait come from different runs (docs/command-line.md,
+    // "Output"), so either may be the
+    // shorter: each line says which runs it measured.
+    out << "device span     " << timing_text(span, bytes, repeated)
+        << ", profiled runs: the first pass's start to the last one's end\n";
     out << "host observed   " << timing_text(measurement.observed_us(), bytes, repeated)
-        << ", enqueue to result (a queue without profiling)\n";
+        << ", separate runs without profiling: enqueue to result\n";
     if (measurement.stream_read_us)
         out << "stream read     " << timing_text(*measurement.stream_read_us, bytes, repeated)
             << "; the reduction runs at " << percent(measurement.stream_read_us->min, span.min)
             << " of its speed\n";
-    out << "host reference  " << timing_text(measurement.host_reference_us, bytes, repeated) << ", "
-        << measurement.expected.method << '\n';
+    if (measurement.check == Check::skipped)
+        out << "host reference  skipped (--no-check)\n";
+    else
+        out << "host reference  " << timing_text(measurement.host_reference_us, bytes, repeated)
+            << ", " << measurement.expected.method << '\n';
     print_result(out, measurement);
 }
 
@@ -229,6 +239,10 @@ void print_outcome(std::ostream& out, const Measurement& measurement,
 
 void print_split(std::ostream& out, const std::vector<DeviceShare>& shares,
                  const SplitFigures& figures, const Options& options) {
+    if (options.format == Format::json) {
+        print_split_json(out, shares, figures, options);
+        return;
+    }
     if (options.verbosity == Verbosity::quiet) {
         out << figures.whole.result_text() << '\n';
         return;
@@ -282,11 +296,9 @@ public:
     JsonObject& figure(const std::string& key, double value, int decimals = 3) {
         return member(key, std::isfinite(value) ? fixed(value, decimals) : "null");
     }
-    /// A double in full precision (17 significant digits), null when not finite.
+    /// A double as the shortest text that reads back as it, null when not finite.
     JsonObject& precise(const std::string& key, double value) {
-        char digits[32];
-        std::snprintf(digits, sizeof digits, "%.17g", value);
-        return member(key, std::isfinite(value) ? digits : "null");
+        return member(key, std::isfinite(value) ? to_string(value) : "null");
     }
     /// "<key>_min" and "<key>_median" in microseconds, then "<key_gbps>" of the min.
     JsonObject& timing(const std::string& key, const std::optional<Statistic>& us,
@@ -333,49 +345,127 @@ std::string json_host_input(const HostInputFigures* host_input, std::uint64_t by
         .str();
 }
 
+/// What was reduced: the type, the op, the length and where the values came from (the
+/// --input file, or the seed of the random draw; the other is null), and how often.
+JsonObject& json_input(JsonObject& object, const Options& options, std::uint64_t length,
+                       std::size_t iterations) {
+    return object.text("type", name_of(options.type))
+        .text("op", name_of(options.op))
+        .count("length", length)
+        .member("input", options.input ? json_string(*options.input) : "null")
+        .member("seed", options.input ? "null" : std::to_string(options.seed))
+        .count("iterations", iterations)
+        .flag("warm_up", !options.cold)
+        .text("accumulator", name_of(accumulator_of(options)));
+}
+
+/// The result against the host reference; with --no-check, the reference, the error and
+/// the verdict are null.
+JsonObject& json_result(JsonObject& object, const Measurement& measurement) {
+    const bool checked = measurement.check != Check::skipped;
+    const auto unless_skipped = [&](const std::string& json) { return checked ? json : "null"; };
+    object.text("reference_method", checked ? measurement.expected.method : "")
+        .text("result", measurement.result_text())
+        .member("reference", unless_skipped(json_string(
+                                 result_text(measurement.op, measurement.expected.value))));
+    if (checked)
+        object.precise("error", measurement.largest_error());
+    else
+        object.member("error", "null");
+    return object.text("check", name_of(measurement.check))
+        .precise("bound", measurement.tolerance)
+        .member("valid", unless_skipped(measurement.valid() ? "true" : "false"));
+}
+
+/// The single-device object: where it ran and how, the passes, the timings, the result.
+std::string json_run(const Measurement& measurement, const SelectedDevice& selected,
+                     const Reducer& reducer, const Options& options,
+                     const HostInputFigures* host_input) {
+    const auto& report = reducer.report();
+    const auto bytes = measurement.bytes();
+    JsonObject object;
+    object.text("clreduce_version", CLREDUCE_VERSION)
+        .text("platform", report.platform_name)
+        .count("platform_index", selected.platform_index)
+        .text("device", report.name)
+        .count("device_index", selected.device_index)
+        .text("device_version", report.version_text)
+        .text("strategy", name_of(reducer.path()))
+        .text("factor", name_of(reducer.factor()))
+        .text("finish", name_of(reducer.finish()));
+    json_input(object, options, measurement.length, measurement.runs.size())
+        .count("work_group_size", reducer.work_group_size())
+        .count("buffers", std::max<std::size_t>(measurement.runs.front().pieces, 1))
+        .member("host_input", json_host_input(host_input, bytes))
+        .member("passes", json_passes(measurement))
+        .timing("span_us", measurement.span_us(), bytes, "span_gbps")
+        .timing("host_observed_us", measurement.observed_us(), bytes)
+        .timing("stream_read_us", measurement.stream_read_us, bytes, "stream_read_gbps")
+        .timing("host_reference_us",
+                measurement.check == Check::skipped ? std::nullopt
+                                                    : std::optional(measurement.host_reference_us),
+                bytes, "host_reference_gbps");
+    return json_result(object, measurement).str();
+}
+
 } // namespace
 
 void print_json(std::ostream& out, const Measurement& measurement, const SelectedDevice& selected,
                 const Reducer& reducer, const Options& options,
                 const HostInputFigures* host_input) {
-    const auto& report = reducer.report();
-    const auto bytes = measurement.bytes();
-    out << JsonObject()
-               .text("clreduce_version", CLREDUCE_VERSION)
-               .text("platform", report.platform_name)
-               .count("platform_index", selected.platform_index)
-               .text("device", report.name)
-               .count("device_index", selected.device_index)
-               .text("device_version", report.version_text)
-               .text("strategy", name_of(reducer.path()))
-               .text("factor", name_of(reducer.factor()))
-               .text("finish", name_of(reducer.finish()))
-               .text("type", name_of(reducer.type()))
-               .text("op", name_of(reducer.op()))
-               .text("accumulator", name_of(reducer.accumulator()))
-               .count("length", measurement.length)
-               .member(options.input ? "input" : "seed",
-                       options.input ? json_string(*options.input) : std::to_string(options.seed))
-               .count("iterations", measurement.runs.size())
-               .flag("warm_up", !options.cold)
-               .count("work_group_size", reducer.work_group_size())
-               .count("buffers", std::max<std::size_t>(measurement.runs.front().pieces, 1))
-               .member("host_input", json_host_input(host_input, bytes))
-               .member("passes", json_passes(measurement))
-               .timing("span_us", measurement.span_us(), bytes, "span_gbps")
-               .timing("host_observed_us", measurement.observed_us(), bytes)
-               .timing("stream_read_us", measurement.stream_read_us, bytes, "stream_read_gbps")
-               .timing("host_reference_us", measurement.host_reference_us, bytes,
-                       "host_reference_gbps")
-               .text("reference_method", measurement.expected.method)
-               .text("result", measurement.result_text())
-               .text("reference", result_text(measurement.op, measurement.expected.value))
-               .precise("error", measurement.largest_error())
-               .text("check", name_of(measurement.check))
-               .precise("bound", measurement.tolerance)
-               .flag("valid", measurement.valid())
-               .str()
-        << '\n';
+    out << json_run(measurement, selected, reducer, options, host_input) << '\n';
+}
+
+void print_split_json(std::ostream& out, const std::vector<DeviceShare>& shares,
+                      const SplitFigures& figures, const Options& options) {
+    std::string devices;
+    for (std::size_t i = 0; i < shares.size(); ++i) {
+        // A share streamed from host memory says how; its uploads are not timed apart.
+        const auto& stream = shares[i].stream;
+        const auto streamed =
+            stream
+                ? std::optional(HostInputFigures{
+                      stream->in_place(), options.input.has_value(), stream->chunk(), {}, {}, {}})
+                : std::nullopt;
+        devices += (i == 0 ? "" : ", ") + json_run(figures.shares[i], figures.devices[i],
+                                                   *shares[i].reducer, options,
+                                                   streamed ? &*streamed : nullptr);
+    }
+    const auto& whole = figures.whole;
+    JsonObject object;
+    object.text("clreduce_version", CLREDUCE_VERSION);
+    json_input(object, options, whole.length, whole.runs.size())
+        .member("devices", "[" + devices + "]")
+        .timing("overall_us", summarize(figures.overall_us), whole.bytes(), "overall_gbps");
+    out << json_result(object, whole).str() << '\n';
+}
+
+void print_empty_sum(std::ostream& out, const Options& options) {
+    const auto zero = result_text(
+        options.op, visit_accumulator(accumulator_of(options), [&](auto zero) -> Scalar {
+            return identity_of<decltype(zero)>(options.op);
+        }));
+    if (options.verbosity == Verbosity::quiet) {
+        out << zero << '\n';
+        return;
+    }
+    if (options.format == Format::text) {
+        print_title(out, options);
+        out << "result          " << zero << " (the " << name_of(options.op)
+            << " of no values, as NumPy's; no device ran)\n";
+        return;
+    }
+    JsonObject object;
+    object.text("clreduce_version", CLREDUCE_VERSION);
+    json_input(object, options, 0, 0)
+        .text("reference_method", "the " + name_of(options.op) + " of no values")
+        .text("result", zero)
+        .text("reference", zero)
+        .precise("error", 0)
+        .text("check", name_of(Check::exact))
+        .precise("bound", 0)
+        .flag("valid", true);
+    out << object.str() << '\n';
 }
 
 namespace {
@@ -390,48 +480,75 @@ std::string csv_field(const std::string& text) {
     return quoted + '"';
 }
 
+/// One line of the sweep's table or CSV: cells aligned to their width, or fields each
+/// followed by a comma and, last, the device (which the table's header names instead).
+class SweepLine {
+public:
+    SweepLine(std::ostream& out, Format format)
+        : out_(out)
+        , csv_(format == Format::csv) {}
+    SweepLine& cell(const std::string& text, int width) {
+        if (csv_)
+            out_ << text << ',';
+        else
+            out_ << std::setw(width) << text;
+        return *this;
+    }
+    void end(const std::string& device_field) { out_ << (csv_ ? device_field : "") << '\n'; }
+
+private:
+    std::ostream& out_;
+    bool csv_;
+};
+
 } // namespace
 
-void print_sweep(std::ostream& out, const std::vector<SweepRow>& rows, Format format,
-                 const std::string& device) {
-    const bool csv = format == Format::csv;
-    // The table's last column is "valid"; CSV adds the device, which the table's header names.
-    const auto cell = [&](const std::string& text, int width, bool last_in_table = false) {
-        if (csv)
-            out << text << ",";
-        else
-            out << std::setw(width) << text << (last_in_table ? "\n" : "");
-    };
-    const auto end_row = [&](const std::string& device_field) {
-        if (csv)
-            out << device_field << '\n';
-    };
-    cell("length", 12), cell("type", 7), cell("op", 4), cell("finish", 11), cell("passes", 7),
-        cell("span_us", 11);
-    cell("span_us_median", 15), cell("gbps", 9), cell("read_us", 11), cell("read_gbps", 13);
-    cell("of_read", 11), cell("observed_us", 12), cell("observed_us_median", 19);
-    cell("reference_us", 13), cell("reference_gbps", 15), cell("valid", 6, true);
-    end_row("device");
-    for (const auto& [op, finish, row] : rows) {
-        const auto span = row.span_us();
-        const auto observed = row.observed_us();
-        const auto read = row.stream_read_us.value_or(Statistic{});
-        const auto bytes = row.bytes();
-        cell(std::to_string(row.length), 12);
-        cell(name_of(row.type), 7), cell(name_of(op), 4);
-        cell(name_of(finish), 11);
-        cell(std::to_string(row.runs.front().passes.size()), 7);
-        cell(fixed(span.min), 11), cell(fixed(span.median), 15);
-        cell(fixed(gigabytes_per_second(bytes, span.min)), 9);
-        cell(fixed(read.min), 11);
-        cell(fixed(gigabytes_per_second(bytes, read.min)), 13);
-        cell(fixed(read.min / span.min, 3), 11);
-        cell(fixed(observed.min), 12), cell(fixed(observed.median), 19);
-        cell(fixed(row.host_reference_us.min), 13);
-        cell(fixed(gigabytes_per_second(bytes, row.host_reference_us.min)), 15);
-        cell(row.valid() ? "yes" : "NO", 6, true);
-        end_row(csv_field(device));
-    }
+void print_sweep_header(std::ostream& out, Format format) {
+    SweepLine(out, format)
+        .cell("length", 12)
+        .cell("type", 7)
+        .cell("op", 4)
+        .cell("finish", 11)
+        .cell("passes", 7)
+        .cell("span_us", 11)
+        .cell("span_us_median", 15)
+        .cell("gbps", 9)
+        .cell("read_us", 11)
+        .cell("read_gbps", 13)
+        .cell("of_read", 11)
+        .cell("observed_us", 12)
+        .cell("observed_us_median", 19)
+        .cell("reference_us", 13)
+        .cell("reference_gbps", 15)
+        .cell("valid", 6)
+        .end("device");
+}
+
+void print_sweep_row(std::ostream& out, const SweepRow& sweep_row, Format format,
+                     const std::string& device) {
+    const auto& row = sweep_row.measurement;
+    const auto span = row.span_us();
+    const auto observed = row.observed_us();
+    const auto read = row.stream_read_us.value_or(Statistic{});
+    const auto bytes = row.bytes();
+    SweepLine(out, format)
+        .cell(std::to_string(row.length), 12)
+        .cell(name_of(row.type), 7)
+        .cell(name_of(sweep_row.op), 4)
+        .cell(name_of(sweep_row.finish), 11)
+        .cell(std::to_string(row.runs.front().passes.size()), 7)
+        .cell(fixed(span.min), 11)
+        .cell(fixed(span.median), 15)
+        .cell(fixed(gigabytes_per_second(bytes, span.min)), 9)
+        .cell(fixed(read.min), 11)
+        .cell(fixed(gigabytes_per_second(bytes, read.min)), 13)
+        .cell(fixed(read.min / span.min, 3), 11)
+        .cell(fixed(observed.min), 12)
+        .cell(fixed(observed.median), 19)
+        .cell(fixed(row.host_reference_us.min), 13)
+        .cell(fixed(gigabytes_per_second(bytes, row.host_reference_us.min)), 15)
+        .cell(row.valid() ? "yes" : "NO", 6)
+        .end(csv_field(device));
 }
 
 } // namespace clreduce

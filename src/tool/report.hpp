@@ -50,7 +50,8 @@ void print_plan(std::ostream& out, const std::vector<Pass>& passes);
 void print_measurement(std::ostream& out, const Measurement& measurement);
 
 /// What --host-input adds to the report: how the input reached the device and, for copied
-/// chunks, the uploads' own time, end to end, and the copy ceiling (README).
+/// chunks, the uploads' own time, end to end, and the copy ceiling (docs/design.md, "Large
+/// inputs and several devices").
 struct HostInputFigures {
     bool in_place = false;
     bool from_file = false;  // the values are a mapped file's (--input), else pinned memory
@@ -60,8 +61,8 @@ struct HostInputFigures {
     std::optional<Statistic> copy_us;
 };
 
-/// One JSON object with the same content as the text report (README: "JSON output"), with
-/// `host_input`'s figures when the input was streamed.
+/// One JSON object with the same content as the text report (docs/command-line.md, "JSON output"),
+/// with `host_input`'s figures when the input was streamed.
 void print_json(std::ostream& out, const Measurement& measurement, const SelectedDevice& selected,
                 const Reducer& reducer, const Options& options,
                 const HostInputFigures* host_input = nullptr);
@@ -83,8 +84,13 @@ struct SplitFigures {
     Measurement whole;                   // the combined results against the whole reference
 };
 
+/// The split as one JSON object: the input's keys, "devices" (each share's print_json
+/// object), the overall time and the combined result's keys.
+void print_split_json(std::ostream& out, const std::vector<DeviceShare>& shares,
+                      const SplitFigures& figures, const Options& options);
+
 /// The split's report: each share's device, passes and timings, then the overall time and
-/// the combined result; only the result with --quiet.
+/// the combined result; only the result with --quiet; print_split_json with --json.
 void print_split(std::ostream& out, const std::vector<DeviceShare>& shares,
                  const SplitFigures& figures, const Options& options);
 
@@ -95,9 +101,16 @@ struct SweepRow {
     Measurement measurement;
 };
 
-/// The sweep as an aligned table or as CSV, one row per length and finish; CSV rows end
-/// with the device's name, so that a CSV says where it was measured.
-void print_sweep(std::ostream& out, const std::vector<SweepRow>& rows, Format format,
-                 const std::string& device);
+/// The sweep's header: the table's column names, or CSV's (--json prints none).
+void print_sweep_header(std::ostream& out, Format format);
+
+/// One length of the sweep as a row of the aligned table or as a CSV line, which ends with
+/// the device's name, so that a CSV says where it was measured.
+void print_sweep_row(std::ostream& out, const SweepRow& row, Format format,
+                     const std::string& device);
+
+/// An empty --input's sum, 0: the value alone (-q), the title and the result, or a JSON
+/// object with print_json's keys for the input and the result.
+void print_empty_sum(std::ostream& out, const Options& options);
 
 } // namespace clreduce

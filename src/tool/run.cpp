@@ -7,6 +7,7 @@
 
 #include <ostream>
 #include <unistd.h>
+#include <utility>
 
 namespace clreduce {
 namespace {
@@ -54,10 +55,41 @@ Measurement measure_noted(Reducer& reducer, const DeviceQueue& queues, const Inp
                         (options.iterations == 1 ? "" : "s") + " of " + std::to_string(length) +
                         " values and the host reference");
     return measure(reducer, queues, input.device, input.values, length,
-                   {options.iterations, !options.cold}, stream_read);
+                   {options.iterations, !options.cold}, stream_read, options.check);
+}
+
+/// -q: the answer alone, from one reduction on the queue without profiling (no warm-up, no
+/// second run for the host's wait), checked against the host reference unless --no-check.
+Measurement answer_once(Reducer& reducer, const DeviceQueue& queues, const Input& input,
+                        const Options& options) {
+    auto measurement = Measurement::of(reducer, options.length);
+    const auto pieces = input.device.prefix(options.length);
+    measurement.runs.push_back(reducer.reduce_timed(queues.unprofiled, pieces));
+    check_against(measurement, reducer, {1, false},
+                  reference_unless_skipped(options,
+                                           [&] {
+                                               return reference_for(
+                                                   reducer, queues.unprofiled, pieces,
+                                                   input.values.part(0, options.length));
+                                           }),
+                  input.values.origin);
+    return measurement;
 }
 
 } // namespace
+
+std::function<Reference()> reference_unless_skipped(const Options& options,
+                                                    std::function<Reference()> reference) {
+    return options.check ? std::move(reference) : nullptr;
+}
+
+ExitCode answer_empty_sum(const Options& options, std::ostream& out) {
+    if (options.mode == Mode::sweep)
+        throw Failure(ExitCode::input_data, "--input '" + *options.input +
+                                                "' holds no values: there is nothing to sweep");
+    print_empty_sum(out, options);
+    return ExitCode::success;
+}
 
 void refuse_past_host_memory(std::uint64_t length, std::size_t value_size) {
     const auto host_memory = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
@@ -102,8 +134,10 @@ std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_q
         finishes = {Finish::passes, std::nullopt};
     std::vector<std::unique_ptr<Reducer>> reducers;
     for (const auto finish : finishes) {
-        auto reducer = std::make_unique<Reducer>(device_queue.context, device_queue.device,
-                                                 recipe_for(options, report, finish), kernel_text);
+        auto reducer = with_stderr_held([&] {
+            return std::make_unique<Reducer>(device_queue.context, device_queue.device,
+                                             recipe_for(options, report, finish), kernel_text);
+        });
         if (reducers.empty() || reducer->finish() != reducers.front()->finish())
             reducers.push_back(std::move(reducer));
     }
@@ -127,7 +161,9 @@ ExitCode run_reduction(Reducer& reducer, const DeviceQueue& queues, const Select
 
     const Input input(reducer, queues.queue, options, file, per_buffer);
     const auto measurement =
-        measure_noted(reducer, queues, input, options.length, options, stream_read);
+        options.verbosity == Verbosity::quiet
+            ? answer_once(reducer, queues, input, options)
+            : measure_noted(reducer, queues, input, options.length, options, stream_read);
 
     print_outcome(out, measurement, selected, reducer, options);
     out.flush();
@@ -150,15 +186,20 @@ ExitCode run_sweep(const std::vector<std::unique_ptr<Reducer>>& reducers, const 
             print_memory(out, reducer, options.length, per_buffer);
     }
     const Input input(reducer, queues.queue, options, file, per_buffer);
-    std::vector<SweepRow> rows;
+    // Each row is printed as soon as it is measured: an interrupted sweep keeps its rows.
+    if (options.format != Format::json)
+        print_sweep_header(out, options.format);
     for (const auto length : sweep_lengths(options.length))
-        for (const auto& reducer : reducers)
-            rows.push_back({reducer->op(), reducer->finish(),
-                            measure_noted(*reducer, queues, input, length, options, &stream_read)});
-    print_sweep(out, rows, options.format, reducer.report().name);
-    out.flush();
-    for (const auto& row : rows)
-        refuse_wrong_result(row.measurement);
+        for (const auto& each : reducers) {
+            const SweepRow row{each->op(), each->finish(),
+                               measure_noted(*each, queues, input, length, options, &stream_read)};
+            if (options.format == Format::json)
+                print_json(out, row.measurement, selected, *each, options);
+            else
+                print_sweep_row(out, row, options.format, reducer.report().name);
+            require_written(out);
+            refuse_wrong_result(row.measurement);
+        }
     return ExitCode::success;
 }
 

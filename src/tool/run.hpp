@@ -10,6 +10,7 @@
 #include "tool/options.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -19,9 +20,9 @@
 namespace clreduce {
 
 /// Reduces the first options.length values of `file` (--input), or as many random values
-/// without one (repeatedly in benchmark mode), checks the result against the host reference
-/// and prints the report. A wrong result throws Failure(ExitCode::wrong_result) after the
-/// report is printed.
+/// without one (repeatedly in benchmark mode; once, without a warm-up, with -q), checks the
+/// result against the host reference (unless --no-check) and prints the report. A wrong result
+/// throws Failure(ExitCode::wrong_result) after the report is printed.
 ExitCode run_reduction(Reducer& reducer, const DeviceQueue& queues, const SelectedDevice& selected,
                        const Options& options, const std::optional<ValuesView>& file,
                        StreamRead* stream_read, std::ostream& out);
@@ -40,11 +41,20 @@ std::uint64_t stream_chunk(const Reducer& reducer, std::uint64_t length, std::ui
 /// Reduces the first options.length values of `file` (--input), or as many random values
 /// without one, split across `devices` (the first options.length of them when there are
 /// fewer values than devices), reports each device's share and passes and the overall time
-/// on the host's clock, and validates each share and the combined result against the host
-/// reference.
+/// on the host's clock (with --json, as one object), and validates each share and the
+/// combined result against the host reference (unless --no-check).
 ExitCode run_split(const std::vector<SelectedDevice>& devices, const Options& options,
                    const std::optional<ValuesView>& file, const std::string& kernel_text,
                    std::ostream& out);
+
+/// `reference`, the host's reduction to check against, or none with --no-check, which makes
+/// check_against skip the check.
+std::function<Reference()> reference_unless_skipped(const Options& options,
+                                                    std::function<Reference()> reference);
+
+/// An --input without values, which only a sum was allowed (open_input): its sum is 0, the
+/// identity, as NumPy's is, and no device needs to run for it. A sweep of it is refused.
+ExitCode answer_empty_sum(const Options& options, std::ostream& out);
 
 /// Throws Failure(ExitCode::unsupported) when `length` values do not fit in host memory.
 void refuse_past_host_memory(std::uint64_t length, std::size_t value_size);
@@ -65,7 +75,9 @@ std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_q
 
 /// Benchmarks every power of two from 2^10 up to options.length (and options.length itself)
 /// on one input (`file`'s prefixes, or random values) with each reducer (all on one
-/// device), with the stream read beside it, and prints the table or CSV.
+/// device), with the stream read beside it, and prints each row as soon as it is measured:
+/// a row of the table or of the CSV, or (--json) one JSON object on a line of its own. A
+/// wrong result ends the sweep after its row.
 ExitCode run_sweep(const std::vector<std::unique_ptr<Reducer>>& reducers, const DeviceQueue& queues,
                    const SelectedDevice& selected, const Options& options,
                    const std::optional<ValuesView>& file, StreamRead& stream_read,

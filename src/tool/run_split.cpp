@@ -24,9 +24,11 @@ std::vector<DeviceShare> build_shares(const std::vector<SelectedDevice>& devices
         DeviceShare share;
         const auto report = query_report(selected.device);
         share.queue = std::make_unique<DeviceQueue>(selected.device);
-        share.reducer =
-            std::make_unique<Reducer>(share.queue->context, share.queue->device,
-                                      recipe_for(options, report, options.finish), kernel_text);
+        share.reducer = with_stderr_held([&] {
+            return std::make_unique<Reducer>(share.queue->context, share.queue->device,
+                                             recipe_for(options, report, options.finish),
+                                             kernel_text);
+        });
         shares.push_back(std::move(share));
     }
     return shares;
@@ -77,14 +79,16 @@ std::vector<Measurement> measure_shares(const std::vector<DeviceShare>& shares,
         measurement = Measurement::of(*share.reducer, share.length);
         for (const auto& run : runs)
             measurement.runs.push_back(run.reductions[i]);
-        check_against(
-            measurement, *share.reducer, {options.iterations, !options.cold},
-            [&] {
-                return host_reduce(options.op, options.type, share.host_values(values),
-                                   measurement.accumulator,
-                                   host_map_of(options, "split over several devices"));
-            },
-            origin_of(values));
+        check_against(measurement, *share.reducer, {options.iterations, !options.cold},
+                      reference_unless_skipped(
+                          options,
+                          [&] {
+                              return host_reduce(options.op, options.type,
+                                                 share.host_values(values), measurement.accumulator,
+                                                 host_map_of(options, "split over several "
+                                                                      "devices"));
+                          }),
+                      origin_of(values));
     }
     return measurements;
 }
@@ -106,13 +110,15 @@ Measurement measure_whole(const std::vector<DeviceShare>& shares,
     for (const auto& share : shares)
         for (const auto& span : share.host_values(values))
             all.push_back(span);
-    check_against(
-        whole, *shares.front().reducer, {options.iterations, !options.cold},
-        [&] {
-            return host_reduce(options.op, options.type, all, whole.accumulator,
-                               host_map_of(options, "split over several devices"));
-        },
-        origin_of(values));
+    check_against(whole, *shares.front().reducer, {options.iterations, !options.cold},
+                  reference_unless_skipped(options,
+                                           [&] {
+                                               return host_reduce(
+                                                   options.op, options.type, all, whole.accumulator,
+                                                   host_map_of(options, "split over several "
+                                                                        "devices"));
+                                           }),
+                  origin_of(values));
     if (whole.check == Check::bound) {
         whole.tolerance = sum_tolerance(
             whole.accumulator, shares.size() - 1, whole.expected.magnitude,
@@ -128,11 +134,9 @@ Measurement measure_whole(const std::vector<DeviceShare>& shares,
 ExitCode run_split(const std::vector<SelectedDevice>& devices, const Options& options,
                    const std::optional<ValuesView>& file, const std::string& kernel_text,
                    std::ostream& out) {
-    if (options.mode == Mode::sweep || options.format == Format::json)
-        throw Failure(ExitCode::usage,
-                      std::string(options.mode == Mode::sweep ? "--sweep" : "--json") +
-                          " reports one device, and --device names " +
-                          std::to_string(devices.size()) + " (see --help)");
+    if (options.mode == Mode::sweep)
+        throw Failure(ExitCode::usage, "--sweep reports one device, and --device names " +
+                                           std::to_string(devices.size()) + " (see --help)");
     // A device without a value would have nothing to reduce: the first `length` devices do it.
     SplitFigures figures;
     figures.named = devices.size();

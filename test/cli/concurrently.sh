@@ -7,7 +7,7 @@ clreduce=$1
 shift
 pids=()
 for seed in 1 2 3 4; do
-  "$clreduce" "$@" -s "$seed" -q >/dev/null &
+  "$clreduce" "$@" -s "$seed" >/dev/null &
   pids+=($!)
 done
 failed=0

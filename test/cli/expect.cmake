@@ -4,6 +4,7 @@
 #   -D ENVIRONMENT=...    optional NAME=VALUE settings, separated by "^^"
 #   -D EXIT=n             the exit code expected
 #   -D STDOUT=regex       optional: stdout must match
+#   -D STDOUT_NOT=regex   optional: stdout must not match
 #   -D STDOUT_FILE=path   optional: send stdout there instead (e.g. /dev/full)
 #   -D STDERR=regex       optional: stderr must match
 #   -D ONE_ERROR_LINE=ON  stderr must hold exactly one "clreduce: error: " line
@@ -30,6 +31,9 @@ if(NOT exit_code STREQUAL EXIT)
 endif()
 if(DEFINED STDOUT AND NOT out MATCHES "${STDOUT}")
   string(APPEND problems "stdout does not match '${STDOUT}'\n")
+endif()
+if(DEFINED STDOUT_NOT AND out MATCHES "${STDOUT_NOT}")
+  string(APPEND problems "stdout matches '${STDOUT_NOT}'\n")
 endif()
 if(DEFINED STDERR AND NOT err MATCHES "${STDERR}")
   string(APPEND problems "stderr does not match '${STDERR}'\n")
