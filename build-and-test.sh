@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up (distribution packages), builds, and runs every test: unit, device (on every OpenCL
 # device found), CLI, Oclgrind and the CMake package (installed into build/test, then used by
-# test/consumer); then again the unit, device and CLI tests with the host code built under
+# test/consumer); the Python package (test/python, its dependencies from PyPI into a virtual
+# environment); then again the unit, device and CLI tests with the host code built under
 # AddressSanitizer and UndefinedBehaviorSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -12,6 +13,9 @@ export CLREDUCE_REQUIRE_DEVICE=1 # a machine with no OpenCL device fails instead
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs"
+
+# The Python package (docs/python.md): `pip install .` into build/python/venv, then pytest.
+test/python/build-and-test.sh
 
 # Oclgrind preloads its runtime, which ASan refuses, so its tests run in the plain build only.
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DCLREDUCE_SANITIZE=ON

@@ -1,0 +1,134 @@
+"""clreduce: reductions of NumPy and PyOpenCL arrays on any OpenCL device.
+
+The functions take NumPy's names and arguments; those the engine cannot answer yet raise
+NotImplementedError rather than answer on the host. See docs/python.md.
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+import numpy as np
+
+from ._clreduce import Error
+from ._devices import Device, devices
+from ._reducer import DTYPES, OPS, Reducer, engine_dtype, is_pyopencl_array
+
+try:
+    __version__ = version("clreduce")
+except PackageNotFoundError:  # imported from the source tree
+    __version__ = "unknown"
+
+__all__ = [
+    "DTYPES", "OPS", "Device", "Error", "Reducer", "devices", "sum", "prod", "min", "max",
+    "nanmin", "nanmax", "argmin", "argmax", "any", "all", "reduce",
+]
+
+_reducers = {}
+
+
+def _reducer(dtype, op, device):
+    """The functions' Reducer for a dtype, op and device=, kept for the next call."""
+    device_key = ("pyopencl", device.int_ptr) if hasattr(device, "int_ptr") else device
+    key = (dtype, op, device_key)
+    if key not in _reducers:
+        _reducers[key] = Reducer(dtype, op, device)
+    return _reducers[key]
+
+
+def _require_whole(a, axis):
+    """axis= that names every axis is the whole array; any other needs axis reductions."""
+    if axis is None or a.ndim == 0:
+        return
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    if sorted(x % a.ndim for x in axes) != list(range(a.ndim)):
+        raise NotImplementedError(
+            "clreduce reduces whole arrays in this version: axis= must be None"
+        )
+
+
+def _reduce(op, a, axis=None, dtype=None, out=None, exact=False, device=None, queue=None):
+    if not is_pyopencl_array(a):
+        a = np.asarray(a)
+    values_dtype = engine_dtype(a.dtype)
+    _require_whole(a, axis)
+    if exact:
+        raise NotImplementedError("exact=True: clreduce has no exact sums in this version")
+    if dtype is not None and np.dtype(dtype) != values_dtype:
+        raise NotImplementedError(
+            f"dtype={np.dtype(dtype)}: clreduce accumulates {values_dtype} values in "
+            f"{values_dtype} in this version"
+        )
+    if device is not None and is_pyopencl_array(a):
+        raise ValueError("device= is for NumPy input: a PyOpenCL array is reduced on its queue")
+    return _reducer(values_dtype, op, device)(a, out=out, queue=queue)
+
+
+def sum(a, axis=None, dtype=None, out=None, *, exact=False, device=None, queue=None):
+    """The sum of `a`'s values, of a's dtype (integers wrap around), as np.sum without axis.
+
+    `a`: a NumPy array (or anything np.asarray takes), copied to `device`; or a
+    pyopencl.array.Array, reduced on `queue` (default: its own) where it is. `out`: a
+    pyopencl.array.Array whose first value receives the sum, enqueued, for PyOpenCL input;
+    then `out` is returned. `device`: None (the device `clreduce` takes without -p, -d, -t), a
+    clreduce.Device, a pyopencl.Device or a triplet (platform, device[, type]).
+    """
+    return _reduce("sum", a, axis, dtype, out, exact, device, queue)
+
+
+def prod(a, axis=None, dtype=None, out=None, *, exact=False, device=None, queue=None):
+    """The product of `a`'s values, as np.prod: where the engine has a prod (not this version)."""
+    return _reduce("prod", a, axis, dtype, out, exact, device, queue)
+
+
+def min(a, axis=None, out=None, *, device=None, queue=None):
+    """The least of `a`'s values, as np.min; arguments as for sum. Floating point: a NaN is
+    passed over (as np.nanmin does) in this version."""
+    return _reduce("min", a, axis, None, out, False, device, queue)
+
+
+def max(a, axis=None, out=None, *, device=None, queue=None):
+    """The largest of `a`'s values, as np.max; arguments as for sum. Floating point: a NaN is
+    passed over (as np.nanmax does) in this version."""
+    return _reduce("max", a, axis, None, out, False, device, queue)
+
+
+def nanmin(a, axis=None, out=None, *, device=None, queue=None):
+    """As np.nanmin: where the engine has a nanmin (not this version)."""
+    return _reduce("nanmin", a, axis, None, out, False, device, queue)
+
+
+def nanmax(a, axis=None, out=None, *, device=None, queue=None):
+    """As np.nanmax: where the engine has a nanmax (not this version)."""
+    return _reduce("nanmax", a, axis, None, out, False, device, queue)
+
+
+def _not_yet(name):
+    return NotImplementedError(
+        f"clreduce.{name}: the engine has no {name} in this version; "
+        f"it reduces by {', '.join(OPS)}"
+    )
+
+
+def argmin(a, axis=None, out=None, **options):
+    """As np.argmin: not in this version (NotImplementedError)."""
+    raise _not_yet("argmin")
+
+
+def argmax(a, axis=None, out=None, **options):
+    """As np.argmax: not in this version (NotImplementedError)."""
+    raise _not_yet("argmax")
+
+
+def any(a, axis=None, out=None, **options):
+    """As np.any: not in this version (NotImplementedError)."""
+    raise _not_yet("any")
+
+
+def all(a, axis=None, out=None, **options):
+    """As np.all: not in this version (NotImplementedError)."""
+    raise _not_yet("all")
+
+
+def reduce(a, reduce="a+b", identity="0", map=None, **options):
+    """An op of your own, as pyopencl.reduction.ReductionKernel: not in this version
+    (NotImplementedError)."""
+    raise _not_yet("reduce")

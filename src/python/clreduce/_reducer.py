@@ -1,0 +1,182 @@
+"""clreduce.Reducer: one dtype, one op, reduced again and again on NumPy and PyOpenCL arrays."""
+
+import sys
+import threading
+
+import numpy as np
+
+from . import _clreduce
+from ._devices import device_queue, resolve_device
+
+#: The ops the engine reduces by: any of them is a Reducer's op.
+OPS = tuple(_clreduce.op_names())
+#: The engine's name of each dtype it reduces: its value types.
+_ENGINE_TYPES = {np.dtype(code): name for name, code in _clreduce.types()}
+#: The dtypes the engine reduces.
+DTYPES = tuple(_ENGINE_TYPES)
+
+
+def engine_dtype(dtype):
+    """`dtype` as a NumPy dtype the engine reduces; TypeError for any other."""
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError as error:
+        raise TypeError(f"clreduce reduces no values of type {dtype!r}") from error
+    if dtype not in DTYPES:
+        raise TypeError(
+            f"clreduce reduces {', '.join(d.name for d in DTYPES)} (native byte order); "
+            f"not {dtype}"
+        )
+    return dtype
+
+
+def engine_op(op):
+    """`op` if the engine reduces by it; NotImplementedError naming what it has otherwise."""
+    if op not in OPS:
+        raise NotImplementedError(
+            f"clreduce's engine has no '{op}' reduction in this version; it has "
+            f"{', '.join(OPS)}"
+        )
+    return op
+
+
+def is_pyopencl_array(a):
+    """Whether `a` is a pyopencl.array.Array (without importing PyOpenCL for NumPy input)."""
+    pyopencl_array = sys.modules.get("pyopencl.array")
+    return pyopencl_array is not None and isinstance(a, pyopencl_array.Array)
+
+
+def _first_value(array):
+    """The index in its buffer of a PyOpenCL array's first value."""
+    if array.offset % array.dtype.itemsize:
+        raise ValueError(
+            f"the array starts {array.offset} bytes into its buffer, not at a whole "
+            f"{array.dtype} value"
+        )
+    return array.offset // array.dtype.itemsize
+
+
+def _require_contiguous(array, what):
+    if not array.flags.forc:
+        raise ValueError(f"{what} is not contiguous: reduce a contiguous copy of it")
+
+
+class Reducer:
+    """Reduces arrays of one dtype by one op, as often as asked, without building again.
+
+    NumPy arrays (anything np.asarray takes) are copied to `device` in chunks (or read where
+    they are, on a CPU device) and reduced there. pyopencl.array.Array objects are reduced where
+    they are, on their own queue's context and device, after their events. The engine keeps
+    the compiled programs of every context for the process, so a Reducer for something already
+    built costs no compile. A Reducer may be shared by threads; each call has it to itself.
+
+    The result's dtype is `result_dtype`: the values' own today (NumPy's sum of int32 is
+    int64; clreduce's wraps in int32 until the engine has other accumulators).
+    """
+
+    def __init__(self, dtype, op="sum", device=None):
+        self.dtype = engine_dtype(dtype)
+        self.op = engine_op(op)
+        self.result_dtype = self.dtype
+        self._device_argument = device
+        self._device = None  # resolved on the first NumPy input: PyOpenCL input has its own
+        self._engines = {}  # (context, device) handles -> _clreduce.Engine
+        self._lock = threading.Lock()
+
+    def __repr__(self):
+        return f"clreduce.Reducer({self.dtype.name!r}, {self.op!r})"
+
+    @property
+    def device(self):
+        """The Device where NumPy input is reduced."""
+        if self._device is None:
+            self._device = resolve_device(self._device_argument)
+        return self._device
+
+    def __call__(self, a, out=None, queue=None):
+        """The reduction of all of `a`'s values: a NumPy scalar of `result_dtype`.
+
+        With a pyopencl.array.Array `a`, `queue` (default: `a.queue`) runs it, and with `out`
+        (a pyopencl.array.Array of `result_dtype`) nothing blocks: the result is enqueued into
+        out's first value, out waits for it (its events), and out is returned.
+        """
+        if is_pyopencl_array(a):
+            if out is not None:
+                out.add_event(self.enqueue(a, out, queue=queue))
+                return out
+            return self._reduce_pyopencl(a, queue)
+        if out is not None or queue is not None:
+            raise TypeError("out= and queue= take PyOpenCL arrays and queues: a is not one")
+        return self._reduce_numpy(np.asarray(a))
+
+    def enqueue(self, a, out, out_index=0, wait_for=(), queue=None):
+        """Enqueues the reduction of the pyopencl.array.Array `a` into value `out_index` of the
+        pyopencl.array.Array `out`, after a's, out's and `wait_for`'s events, on `queue`
+        (default: `a.queue`), and returns the pyopencl.Event of its last command."""
+        import pyopencl
+
+        queue = self._check_pyopencl_input(a, queue)
+        if not is_pyopencl_array(out) or out.dtype != self.result_dtype:
+            raise TypeError(f"out= takes a pyopencl.array.Array of {self.result_dtype}")
+        _require_contiguous(out, "out")
+        if not 0 <= out_index < out.size:
+            raise ValueError(f"out has {out.size} values: no index {out_index}")
+        if a.size == 0:
+            raise ValueError("an empty array has nothing to enqueue: reduce it without out=")
+        wait = [event.int_ptr for event in (*a.events, *out.events, *wait_for)]
+        handle = self._engine_for(queue).enqueue(
+            queue.int_ptr, a.base_data.int_ptr, _first_value(a), a.size,
+            out.base_data.int_ptr, _first_value(out) + out_index, wait,
+        )
+        return pyopencl.Event.from_int_ptr(handle, retain=False)
+
+    def _reduce_numpy(self, a):
+        if a.dtype != self.dtype:
+            raise TypeError(f"{self!r} reduces {self.dtype} values, not {a.dtype}")
+        if a.size == 0:
+            return self._empty_result()
+        # Any contiguous layout as it is; anything else copied into one.
+        values = np.ascontiguousarray(a.ravel(order="K"))
+        device = self.device
+        queue = device_queue(device)
+        engine = self._engine(queue.context, device.handle)
+        return self.result_dtype.type(engine.reduce_host(queue.queue, values))
+
+    def _reduce_pyopencl(self, a, queue):
+        queue = self._check_pyopencl_input(a, queue)
+        if a.size == 0:
+            return self._empty_result()
+        value = self._engine_for(queue).reduce_buffer(
+            queue.int_ptr, a.base_data.int_ptr, _first_value(a), a.size,
+            [event.int_ptr for event in a.events],
+        )
+        return self.result_dtype.type(value)
+
+    def _check_pyopencl_input(self, a, queue):
+        """The queue `a` is reduced on, once `a` is shown to be one this reducer takes."""
+        if a.dtype != self.dtype:
+            raise TypeError(f"{self!r} reduces {self.dtype} values, not {a.dtype}")
+        _require_contiguous(a, "the array")
+        queue = queue if queue is not None else a.queue
+        if queue is None:
+            raise ValueError("the array has no queue: pass queue=")
+        return queue
+
+    def _empty_result(self):
+        """NumPy's answer for no values: the op's identity, or NumPy's ValueError where the op
+        has none (min, max)."""
+        return self.result_dtype.type(getattr(np, self.op)(np.empty(0, self.dtype)))
+
+    def _engine_for(self, queue):
+        return self._engine(queue.context.int_ptr, queue.device.int_ptr)
+
+    def _engine(self, context, device):
+        """The engine's reducer for a context and device, built on first use. It keeps the
+        context alive, so its handle names no other context while it is kept."""
+        with self._lock:
+            key = (context, device)
+            if key not in self._engines:
+                self._engines[key] = _clreduce.Engine(
+                    context, device, _ENGINE_TYPES[self.dtype], self.op
+                )
+            return self._engines[key]

@@ -1,0 +1,101 @@
+// clreduce._clreduce: the engine as the Python package (src/python/clreduce/) calls it. The
+// package turns NumPy and PyOpenCL arrays into the calls below; this file only names them and
+// turns the engine's failures into clreduce.Error.
+
+#include "clreduce/errors.hpp"
+#include "devices.hpp"
+#include "engine.hpp"
+#include "tool/failure.hpp"
+
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+namespace nb = nanobind;
+using namespace nb::literals;
+using namespace clreduce::python;
+
+namespace {
+
+/// Errc's name, as clreduce.Error.cause gives it.
+const char* cause_name(clreduce::Errc cause) {
+    switch (cause) {
+    case clreduce::Errc::unsupported:
+        return "unsupported";
+    case clreduce::Errc::kernel_source:
+        return "kernel_source";
+    case clreduce::Errc::kernel_build:
+        return "kernel_build";
+    case clreduce::Errc::opencl:
+        return "opencl";
+    case clreduce::Errc::invalid_argument:
+        break;
+    }
+    return "invalid_argument";
+}
+
+void raise_error(PyObject* type, const std::string& message, const char* cause,
+                 const std::string& details = {}, cl_int status = CL_SUCCESS) {
+    nb::object error = nb::borrow(type)(message);
+    error.attr("cause") = cause;
+    error.attr("details") = details;
+    error.attr("status") = status;
+    PyErr_SetObject(type, error.ptr());
+}
+
+/// The engine's errors, the OpenCL calls' of this module and the device selection's, as
+/// clreduce.Error with the cause, the build log (details) and the OpenCL status.
+void translate(const std::exception_ptr& thrown, void* error_type) {
+    auto* type = static_cast<PyObject*>(error_type);
+    try {
+        std::rethrow_exception(thrown);
+    } catch (const clreduce::Error& error) {
+        raise_error(type, error.what(), cause_name(error.cause()), error.details(), error.status());
+    } catch (const cl::Error& error) {
+        const clreduce::Error engine_error(error);
+        raise_error(type, engine_error.what(), "opencl", {}, engine_error.status());
+    } catch (const clreduce::Failure& failure) {
+        const bool no_device = failure.code() == clreduce::ExitCode::no_device;
+        raise_error(type, failure.what(), no_device ? "no_device" : "invalid_argument");
+    }
+}
+
+} // namespace
+
+NB_MODULE(_clreduce, m) {
+    m.doc() = "clreduce's engine for the clreduce package: use the package's functions";
+
+    PyObject* error = PyErr_NewExceptionWithDoc(
+        "clreduce.Error",
+        "A failure of clreduce's engine or of an OpenCL call. cause: 'unsupported', "
+        "'kernel_source', 'kernel_build', 'opencl', 'invalid_argument' or 'no_device'; "
+        "details: the compiler's log for 'kernel_build'; status: the OpenCL status for "
+        "'opencl'.",
+        PyExc_RuntimeError, nullptr);
+    m.attr("Error") = nb::steal(error);
+    nb::register_exception_translator(translate, error);
+
+    m.def("op_names", &op_names, "The ops the engine reduces by.");
+    m.def("types", &types, "The engine's value types: (name, NumPy's type code) each.");
+    m.def("list_devices", &list_devices, "Every device, as `clreduce --list` lists them.");
+    m.def("select_device", &select_device, "platform"_a.none(), "device"_a, "type"_a.none(),
+          "The device that `clreduce -p platform -d device -t type` takes.");
+    m.def("device_of_handle", &device_of_handle, "handle"_a,
+          "The device of a cl_device_id (a pyopencl.Device's int_ptr).");
+
+    nb::class_<DeviceQueue>(m, "DeviceQueue",
+                            "A context and an in-order queue on one device, for NumPy input.")
+        .def(nb::init<Handle>(), "device"_a)
+        .def_prop_ro("context", &DeviceQueue::context_handle)
+        .def_prop_ro("queue", &DeviceQueue::queue_handle);
+
+    nb::class_<Engine>(m, "Engine", "A reducer for one context, device, type and op.")
+        .def(nb::init<Handle, Handle, const std::string&, const std::string&>(), "context"_a,
+             "device"_a, "type"_a, "op"_a, nb::call_guard<nb::gil_scoped_release>())
+        .def("reduce_host", &Engine::reduce_host, "queue"_a, "values"_a)
+        .def("reduce_buffer", &Engine::reduce_buffer, "queue"_a, "buffer"_a, "first"_a, "count"_a,
+             "wait"_a)
+        .def("enqueue", &Engine::enqueue, "queue"_a, "buffer"_a, "first"_a, "count"_a, "result"_a,
+             "result_index"_a, "wait"_a);
+}

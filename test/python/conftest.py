@@ -1,0 +1,77 @@
+"""What the Python tests share: the device they run on (PoCL in CI) and a PyOpenCL queue there.
+
+Without any OpenCL device the tests that need one skip, saying so, unless
+CLREDUCE_REQUIRE_DEVICE=1 (as the README's test command sets), when they fail.
+"""
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import clreduce
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--example-doc",
+        default=str(Path(__file__).resolve().parents[2] / "docs" / "python.md"),
+        help="the Markdown file whose first ```python block test_example.py runs",
+    )
+
+
+@pytest.fixture(scope="session")
+def example_doc(request):
+    return Path(request.config.getoption("--example-doc"))
+
+
+@pytest.fixture(scope="session")
+def device():
+    found = clreduce.devices()
+    if not found:
+        message = "no OpenCL device: the device tests cannot run"
+        if os.environ.get("CLREDUCE_REQUIRE_DEVICE") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    return found[0]
+
+
+@pytest.fixture(scope="session")
+def context(device):
+    cl = pytest.importorskip("pyopencl")
+    return cl.Context([device.to_pyopencl()])
+
+
+@pytest.fixture(scope="session")
+def queue(context):
+    import pyopencl
+
+    return pyopencl.CommandQueue(context)
+
+
+def random_values(dtype, length, seed=1, op="sum"):
+    """Values of every sign and size that an integer type holds, so that its sums wrap. Floating
+    point: for a sum, whole numbers in [-8, 8], so that every partial sum in any order is exact
+    (below 2^24) and the sum must equal NumPy's; for min and max, any values."""
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        if op == "sum":
+            return rng.integers(-8, 8, size=length, endpoint=True).astype(dtype)
+        return (rng.standard_normal(length) * 1000).astype(dtype)
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max, size=length, dtype=dtype, endpoint=True)
+
+
+def numpy_answer(op, values):
+    """NumPy's answer, accumulated in the values' own type as clreduce does today."""
+    if op == "sum":
+        return np.sum(values, dtype=values.dtype)
+    return getattr(np, op)(values)
+
+
+def assert_matches(op, got, values):
+    """Of the values' dtype and equal to NumPy's answer."""
+    assert type(got) is values.dtype.type
+    assert got == numpy_answer(op, values)

@@ -1,0 +1,83 @@
+"""NumPy arrays: every dtype and op the engine has, at the lengths where passes change, against
+NumPy's answer."""
+
+import numpy as np
+import pytest
+
+import clreduce
+from conftest import assert_matches, random_values
+
+# 1 and 2; around a work-group; primes; a tiny last pass; more than one streamed chunk of int32
+# would be 16 Mi values, too slow here, so the largest is past a million.
+LENGTHS = [1, 2, 255, 256, 257, 1009, 65537, 1_000_003]
+
+
+@pytest.mark.parametrize("length", LENGTHS)
+@pytest.mark.parametrize("op", clreduce.OPS)
+@pytest.mark.parametrize("dtype", clreduce.DTYPES, ids=str)
+def test_every_dtype_and_op_matches_numpy(device, dtype, op, length):
+    values = random_values(dtype, length, seed=length, op=op)
+    assert_matches(op, getattr(clreduce, op)(values), values)
+
+
+def test_integer_sums_wrap_around_as_numpy_in_the_same_type(device):
+    values = np.full(1000, np.iinfo(np.int32).max, dtype=np.int32)
+    assert clreduce.sum(values) == np.sum(values, dtype=np.int32)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: v.reshape(100, -1),  # C order
+        lambda v: np.asfortranarray(v.reshape(100, -1)),  # Fortran order, read as it is
+        lambda v: v[::3],  # strided: copied
+        lambda v: v.reshape(100, -1)[:, 7:40],  # a block of a matrix
+        lambda v: v[::-1],  # backwards
+    ],
+    ids=["c-order", "fortran-order", "strided", "block", "reversed"],
+)
+def test_any_layout_is_reduced_whole(device, make):
+    values = make(random_values(np.int64, 100 * 1001))
+    assert clreduce.sum(values) == np.sum(values)
+    assert clreduce.max(values) == np.max(values)
+
+
+def test_a_list_is_reduced_as_numpy_reads_it(device):
+    assert clreduce.sum([1, 2, 3]) == 6
+
+
+def test_an_empty_array_gives_numpy_answer(device):
+    assert clreduce.sum(np.zeros(0, np.float32)) == 0
+    with pytest.raises(ValueError):
+        clreduce.min(np.zeros(0, np.int32))
+
+
+def test_axis_naming_every_axis_is_the_whole_array(device):
+    values = random_values(np.int64, 600).reshape(20, 30)
+    assert clreduce.sum(values, axis=(0, 1)) == np.sum(values)
+    assert clreduce.sum(values[0], axis=0) == np.sum(values[0])
+
+
+def test_a_reducer_takes_many_arrays(device):
+    reducer = clreduce.Reducer("float64", "max", device=device)
+    for length in (1, 1000, 100_000):
+        values = random_values(np.float64, length, seed=length, op="max")
+        assert reducer(values) == np.max(values)
+
+
+def test_the_device_is_chosen_as_the_tool_chooses_it(device):
+    values = random_values(np.uint32, 5000)
+    expected = np.sum(values, dtype=np.uint32)
+    for choice in (None, device, (device.platform, device.index),
+                   (device.platform, device.index, device.type)):
+        assert clreduce.sum(values, device=choice) == expected
+
+
+def test_threads_share_a_reducer(device):
+    from concurrent.futures import ThreadPoolExecutor
+
+    reducer = clreduce.Reducer(np.int64, "sum", device=device)
+    inputs = [random_values(np.int64, 10_000 + k, seed=k) for k in range(16)]
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(reducer, inputs))
+    assert results == [np.sum(values) for values in inputs]

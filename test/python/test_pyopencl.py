@@ -1,0 +1,138 @@
+"""pyopencl.array.Array input: reduced where it is, on its own queue, at its offset, after its
+events; out= and Reducer.enqueue leave the result on the device."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import clreduce
+from conftest import assert_matches, random_values
+
+cl = pytest.importorskip("pyopencl")
+cl_array = pytest.importorskip("pyopencl.array")
+
+
+@pytest.mark.parametrize("op", clreduce.OPS)
+@pytest.mark.parametrize("dtype", clreduce.DTYPES, ids=str)
+def test_every_dtype_and_op_matches_numpy(queue, dtype, op):
+    values = random_values(dtype, 100_003, op=op)
+    assert_matches(op, getattr(clreduce, op)(cl_array.to_device(queue, values)), values)
+
+
+@pytest.mark.parametrize("first", [0, 1, 2, 3, 4, 5, 127, 1000])
+@pytest.mark.parametrize("length", [1, 2, 3, 257, 4099])
+def test_a_sub_array_is_reduced_at_its_offset(queue, first, length):
+    values = random_values(np.int32, 6000)
+    whole = cl_array.to_device(queue, values)
+    part = whole[first : first + length]
+    assert part.offset == first * 4
+    assert clreduce.sum(part) == np.sum(values[first : first + length], dtype=np.int32)
+    assert clreduce.min(part) == np.min(values[first : first + length])
+
+
+def test_a_sub_array_of_a_sub_array(queue):
+    values = random_values(np.float64, 3000, op="max")
+    part = cl_array.to_device(queue, values)[100:2900][7:1001]
+    assert clreduce.max(part) == np.max(values[107:1101])
+
+
+def test_out_receives_the_result_on_the_device(queue):
+    values = random_values(np.int64, 50_000)
+    out = cl_array.zeros(queue, 4, np.int64)
+    assert clreduce.sum(cl_array.to_device(queue, values), out=out[2:]) is not None
+    assert out.get().tolist() == [0, 0, np.sum(values), 0]
+
+
+def test_reductions_chain_on_the_device(queue):
+    values = random_values(np.int64, 40_000)
+    data = cl_array.to_device(queue, values)
+    partials = cl_array.zeros(queue, 4, np.int64)
+    reducer = clreduce.Reducer(np.int64, "sum")
+    for k in range(4):
+        reducer(data[k * 10_000 : (k + 1) * 10_000], out=partials[k : k + 1])
+    total = cl_array.zeros(queue, 1, np.int64)
+    event = reducer.enqueue(partials, total, wait_for=partials.events)
+    assert isinstance(event, cl.Event)
+    event.wait()
+    assert total.get()[0] == np.sum(values)
+
+
+def written_after_a_user_event(queue, values):
+    """An array whose values arrive only once the returned user event is set: a reduction that
+    did not wait for the array's events would read zeros."""
+    array = cl_array.zeros(queue, len(values), values.dtype)
+    gate = cl.UserEvent(queue.context)
+    copy_queue = cl.CommandQueue(queue.context)
+    # After the zeros too, which another queue writes.
+    written = cl.enqueue_copy(
+        copy_queue, array.data, values, wait_for=[gate, *array.events], is_blocking=False
+    )
+    array.add_event(written)
+    return array, gate
+
+
+def test_an_enqueued_reduction_waits_for_the_array_events(queue):
+    values = random_values(np.int32, 10_000)
+    array, gate = written_after_a_user_event(queue, values)
+    out = cl_array.zeros(queue, 1, np.int32)
+    try:
+        event = clreduce.Reducer(np.int32).enqueue(array, out)
+        assert event.command_execution_status != cl.command_execution_status.COMPLETE
+    finally:  # else the copy, and the queues' release, would wait for ever
+        gate.set_status(cl.command_execution_status.COMPLETE)
+    assert out.get()[0] == np.sum(values, dtype=np.int32)
+
+
+def test_a_blocking_reduction_waits_for_the_array_events(queue):
+    # The timer's thread opens the gate while this one waits in clreduce.sum: it can only
+    # because the wait lets go of the GIL.
+    values = random_values(np.int32, 10_000)
+    array, gate = written_after_a_user_event(queue, values)
+    opener = threading.Timer(0.2, gate.set_status, [cl.command_execution_status.COMPLETE])
+    opener.start()
+    try:
+        assert clreduce.sum(array) == np.sum(values, dtype=np.int32)
+    finally:
+        opener.join()
+
+
+def test_another_queue_may_run_it(context, queue):
+    values = random_values(np.uint64, 9999)
+    array = cl_array.to_device(queue, values)
+    queue.finish()
+    other = cl.CommandQueue(context)
+    assert clreduce.sum(array, queue=other) == np.sum(values, dtype=np.uint64)
+
+
+def test_an_empty_array_gives_numpy_answer(queue):
+    empty = cl_array.zeros(queue, 0, np.float32)
+    assert clreduce.sum(empty) == 0
+    with pytest.raises(ValueError):
+        clreduce.max(empty)
+
+
+def test_a_strided_array_is_refused(queue):
+    strided = cl_array.to_device(queue, np.arange(100, dtype=np.int32))[::2]
+    with pytest.raises(ValueError, match="not contiguous"):
+        clreduce.sum(strided)
+
+
+def test_out_of_another_dtype_is_refused(queue):
+    array = cl_array.to_device(queue, np.arange(100, dtype=np.int32))
+    with pytest.raises(TypeError, match="out="):
+        clreduce.sum(array, out=cl_array.zeros(queue, 1, np.int64))
+
+
+def test_an_out_of_order_queue_is_the_engine_error(context, queue):
+    array = cl_array.to_device(queue, np.arange(100, dtype=np.int32))
+    queue.finish()
+    properties = cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE
+    try:
+        out_of_order = cl.CommandQueue(context, properties=properties)
+    except cl.Error:
+        pytest.skip("the device has no out-of-order queues")
+    with pytest.raises(clreduce.Error) as raised:
+        clreduce.sum(array, queue=out_of_order)
+    assert raised.value.cause == "invalid_argument"
+    assert "order" in str(raised.value)
