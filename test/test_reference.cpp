@@ -290,3 +290,21 @@ TEST_CASE("the host applies the maps it recognises as the kernel does", "[refere
     CHECK(host_reduce(Op::max, doubles, 2, {}, HostMap::absolute).value == Scalar(cl_double{2.5}));
     CHECK_THROWS_WITH(host_reduce(Op::custom, doubles, 2), Catch::Contains("no host reference"));
 }
+
+TEST_CASE("each type's row is consistent: its place, its host type, its accumulator, its dtype",
+          "[reference]") {
+    std::set<std::string> dtypes;
+    for (std::size_t i = 0; i < all_types().size(); ++i) {
+        const auto& type = all_types()[i];
+        INFO(type.name);
+        CHECK(static_cast<std::size_t>(type.type) == i);
+        CHECK(visit_type(type.type, [](auto zero) { return sizeof zero; }) == type.size);
+        CHECK(accumulates(type.accumulator));
+        CHECK(info(type.accumulator).floating() == type.floating());
+        if (type.npy)
+            CHECK(dtypes.insert(std::string(type.npy).substr(1)).second);
+    }
+    for (std::size_t i = 0; i < all_ops().size(); ++i)
+        CHECK(static_cast<std::size_t>(all_ops()[i].op) == i);
+    CHECK(all_ops().size() == op_count);
+}
