@@ -7,11 +7,21 @@
 //                         partial and counts itself in; the work-group that arrives last
 //                         reduces every partial to the result (--finish last-group).
 //
-// The values and the reduction are only declared here. The host passes the value type and
-// its 4-vector as -D REDUCE_VALUE=<type> -D REDUCE_VALUE4=<type>4 (int, uint, long, ulong,
-// float or double), appends the definitions of identity, op and op4 for the type and the op
-// chosen on the command line (sum, min or max), and, for the path the device supports, the
-// relay to the matching built-in. It also passes one of
+// and a third, reduce_in_order, that checks a user's op or map: one work-item applies the
+// same definitions in index order.
+//
+// The values and the reduction are only declared here. The host passes three types:
+//   -D REDUCE_INPUT=<type>    how the input buffer stores a value (char ... double; half and
+//                             ushort for float16 and bfloat16, uchar for bool)
+//   -D REDUCE_VALUE=<type>    what a value is loaded into (float for half and bfloat16), and
+//                             REDUCE_VALUE4 its 4-vector
+//   -D REDUCE_ACCUM=<type>    what is reduced: each value is mapped to it (int8 sums
+//                             accumulate in long), and REDUCE_ACCUM4 its 4-vector.
+// It appends the definitions of load, load4, map, map4, identity, op and op4 for the types and
+// the op chosen on the command line (sum, prod, min, max, ..., or the user's own), and, for
+// the path the device supports, the relay to the matching built-in. Passes after the first
+// read partials: they are built with the accumulator as the input and map as a conversion.
+// It also passes one of
 //   -D REDUCE_PATH_WORK_GROUP   work_group_reduce_<op> (OpenCL C 2.0, or 3.0 with the feature)
 //   -D REDUCE_PATH_SUB_GROUP    sub_group_reduce_<op>  (cl_khr_subgroups or __opencl_c_subgroups)
 // and, with neither, builds the textbook tree reduction in local memory. On CPU devices it
@@ -33,14 +43,26 @@
 #pragma OPENCL EXTENSION cles_khr_int64 : enable
 #endif
 
+typedef REDUCE_INPUT input_t;
 typedef REDUCE_VALUE value_t;
 typedef REDUCE_VALUE4 value4_t;
+typedef REDUCE_ACCUM accum_t;
+typedef REDUCE_ACCUM4 accum4_t;
 
-value_t identity(void);                  // op(identity(), x) == x for every x
-value_t op(value_t a, value_t b);        // associative and commutative
-value4_t op4(value4_t a, value4_t b);    // op on each lane, as one vector instruction
-value_t work_group_reduce_op(value_t x); // defined only when REDUCE_PATH_WORK_GROUP is
-value_t sub_group_reduce_op(value_t x);  // defined only when REDUCE_PATH_SUB_GROUP is
+value_t load(global const input_t* in, ulong i);   // value i
+value4_t load4(global const input_t* in, ulong v); // values 4v ... 4v + 3, aligned
+accum_t map(value_t x, ulong i);                   // value x, whose index is i, to reduce
+accum4_t map4(value4_t x, ulong i);                // map on each lane; lane 0's index is i
+accum_t identity(void);                            // op(identity(), x) == x for every x
+accum_t op(accum_t a, accum_t b);                  // associative and commutative
+accum4_t op4(accum4_t a, accum4_t b);              // op on each lane, as one vector instruction
+accum_t work_group_reduce_op(accum_t x);           // defined only when REDUCE_PATH_WORK_GROUP is
+accum_t sub_group_reduce_op(accum_t x);            // defined only when REDUCE_PATH_SUB_GROUP is
+
+// Values 4v ... 4v + 3 of the buffer, mapped; a value's index counts from `first`.
+accum4_t read4(global const input_t* in, ulong v, ulong first) {
+    return map4(load4(in, v), 4 * v - first);
+}
 
 // The fold's last steps, named so that the mutation tests (test/test_mutants.cpp) can break
 // one of them, as a -D would, and check that validation notices; every other build takes
@@ -67,12 +89,13 @@ value_t sub_group_reduce_op(value_t x);  // defined only when REDUCE_PATH_SUB_GR
 // the vectors are read from the first index that is a multiple of 4 on, aligned; the up to 3
 // values before it (the head) and the (length - head) % 4 after the last vector (the tail) go
 // to the first work-items, one value each. Lengths and indices are 64-bit throughout.
-value_t fold_private(global const value_t* in, ulong first, ulong length) {
+// Each value is loaded, mapped to the accumulator, and reduced.
+accum_t fold_private(global const input_t* in, ulong first, ulong length) {
     const ulong head = min((4 - first % 4) % 4, length);
     // Indexed as vectors from the buffer's start: a vector pointer cast from
     // `in + first + head` made slower loads on NVIDIA's compiler (docs/design.md,
     // "Measurements behind the kernel's choices").
-    global const value4_t* in4 = (global const value4_t*)in + (first + head) / 4;
+    const ulong first_vector = (first + head) / 4;
     const ulong vectors = (length - head) / 4;
     const ulong items = get_global_size(0);
     const ulong item = get_global_id(0);
@@ -87,24 +110,25 @@ value_t fold_private(global const value_t* in, ulong first, ulong length) {
     const ulong step = items;
 #endif
 
-    // Four accumulators keep four independent loads in flight.
-    value4_t a = (value4_t)(identity());
-    value4_t b = a, c = a, d = a;
+    // Four accumulators keep four independent loads in flight. A map that does not use a
+    // value's index costs nothing.
+    accum4_t a = (accum4_t)(identity());
+    accum4_t b = a, c = a, d = a;
     ulong i = begin;
     for (; i + 3 * step < end; i += 4 * step) {
-        a = op4(a, in4[i]);
-        b = op4(b, in4[i + step]);
-        c = op4(c, in4[i + 2 * step]);
-        d = op4(d, in4[i + 3 * step]);
+        a = op4(a, read4(in, first_vector + i, first));
+        b = op4(b, read4(in, first_vector + i + step, first));
+        c = op4(c, read4(in, first_vector + i + 2 * step, first));
+        d = op4(d, read4(in, first_vector + i + 3 * step, first));
     }
     for (; i < end; i += step)
-        a = op4(a, in4[i]);
-    const value4_t folded = REDUCE_COMBINE_ACCUMULATORS(a, b, c, d);
-    value_t value = REDUCE_COMBINE_LANES(folded);
+        a = op4(a, read4(in, first_vector + i, first));
+    const accum4_t folded = REDUCE_COMBINE_ACCUMULATORS(a, b, c, d);
+    accum_t value = REDUCE_COMBINE_LANES(folded);
     for (ulong at = item; at < head; at += items)
-        value = op(value, in[first + at]);
+        value = op(value, map(load(in, first + at), at));
     for (ulong tail = head + vectors * 4 + item; tail < REDUCE_TAIL_END(length); tail += items)
-        value = op(value, in[first + tail]);
+        value = op(value, map(load(in, first + tail), tail));
     return value;
 }
 
@@ -113,7 +137,7 @@ value_t fold_private(global const value_t* in, ulong first, ulong length) {
 
 #if defined(REDUCE_PATH_WORK_GROUP)
 
-value_t reduce_work_group(value_t value, local value_t* scratch) {
+accum_t reduce_work_group(accum_t value, local accum_t* scratch) {
     return work_group_reduce_op(value);
 }
 
@@ -123,13 +147,13 @@ value_t reduce_work_group(value_t value, local value_t* scratch) {
 // sub-group reduces those. The loop allows for a last sub-group smaller than the others and
 // for more sub-groups than a sub-group has work-items. Which work-items form sub-group 0 is
 // the implementation's choice, so its result goes through local memory to everyone.
-value_t reduce_work_group(value_t value, local value_t* scratch) {
-    const value_t partial = sub_group_reduce_op(value);
+accum_t reduce_work_group(accum_t value, local accum_t* scratch) {
+    const accum_t partial = sub_group_reduce_op(value);
     if (get_sub_group_local_id() == 0)
         scratch[get_sub_group_id()] = partial;
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    value_t result = identity();
+    accum_t result = identity();
     if (get_sub_group_id() == 0) {
         for (uint i = get_sub_group_local_id(); i < get_num_sub_groups(); i += get_sub_group_size())
             result = op(result, scratch[i]);
@@ -147,7 +171,7 @@ value_t reduce_work_group(value_t value, local value_t* scratch) {
 // The textbook tree: halve the active work-items each step. The host makes the work-group
 // size a power of two, and every work-item reaches every barrier (none returns early), which
 // also sidesteps drivers that mishandle barriers in partially active work-groups.
-value_t reduce_work_group(value_t value, local value_t* scratch) {
+accum_t reduce_work_group(accum_t value, local accum_t* scratch) {
     const size_t lid = get_local_id(0);
     scratch[lid] = value;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -164,9 +188,9 @@ value_t reduce_work_group(value_t value, local value_t* scratch) {
 // Work-group g writes out[first_out + g]: an input held in several buffers gathers the
 // partials of all its pieces in one array, and a last pass of one work-group writes the
 // result where the caller asked for it.
-kernel void reduce(global const value_t* in, ulong first, ulong length, global value_t* out,
-                   ulong first_out, local value_t* scratch) {
-    const value_t partial = reduce_work_group(fold_private(in, first, length), scratch);
+kernel void reduce(global const input_t* in, ulong first, ulong length, global accum_t* out,
+                   ulong first_out, local accum_t* scratch) {
+    const accum_t partial = reduce_work_group(fold_private(in, first, length), scratch);
     if (get_local_id(0) == 0)
         out[first_out + get_group_id(0)] = partial;
 }
@@ -232,15 +256,15 @@ void rearm(global uint* arrivals) {
 // (`next_arrivals`, idle during this launch): a launch that did not complete, whose count
 // stays where it stopped, thus leaves no count behind for the launch after it, and no
 // command is spent on resetting it.
-kernel void reduce_and_finish(global const value_t* in, ulong first, ulong length,
-                              global value_t* partials, global value_t* result, ulong result_index,
-                              local value_t* scratch, global uint* arrivals,
+kernel void reduce_and_finish(global const input_t* in, ulong first, ulong length,
+                              global accum_t* partials, global accum_t* result, ulong result_index,
+                              local accum_t* scratch, global uint* arrivals,
                               global uint* next_arrivals) {
     local uint arrived_last;
     // A plain store: one work-item writes it, and no launch reads it before this one ends.
     if (get_group_id(0) == 0 && get_local_id(0) == 0)
         next_arrivals[0] = 0;
-    const value_t partial = reduce_work_group(fold_private(in, first, length), scratch);
+    const accum_t partial = reduce_work_group(fold_private(in, first, length), scratch);
     if (get_local_id(0) == 0) {
         partials[get_group_id(0)] = partial;
         arrived_last = REDUCE_ARRIVE(arrivals) == get_num_groups(0) - 1;
@@ -251,13 +275,24 @@ kernel void reduce_and_finish(global const value_t* in, ulong first, ulong lengt
         return;
 
     // volatile: the loads go to memory, past any cache that holds an earlier launch's values.
-    const volatile global value_t* arrived_partials = partials;
-    value_t value = identity();
+    const volatile global accum_t* arrived_partials = partials;
+    accum_t value = identity();
     for (size_t i = get_local_id(0); i < get_num_groups(0); i += get_local_size(0))
         value = op(value, arrived_partials[i]);
-    const value_t total = reduce_work_group(value, scratch);
+    const accum_t total = reduce_work_group(value, scratch);
     if (get_local_id(0) == 0) {
         result[result_index] = total;
         rearm(arrivals);
     }
+}
+
+// The check of a user's op or map, which the host cannot compute: the same definitions applied
+// by one work-item in index order, with the map's index counted as the passes count it. With
+// `go_on`, the fold continues from result[0], for an input held in several buffers.
+kernel void reduce_in_order(global const input_t* in, ulong first, ulong length, uint go_on,
+                            global accum_t* result) {
+    accum_t value = go_on ? result[0] : identity();
+    for (ulong i = 0; i < length; ++i)
+        value = op(value, map(load(in, first + i), i));
+    result[0] = value;
 }

@@ -6,9 +6,9 @@
 //
 // The store fires only if the fold happens to equal `unlikely`, but the compiler cannot know
 // that, so it keeps every load.
-kernel void stream_read(global const value_t* in, ulong length, value_t unlikely,
-                        global value_t* sink) {
-    const value_t folded = fold_private(in, 0, length);
+kernel void stream_read(global const input_t* in, ulong length, accum_t unlikely,
+                        global accum_t* sink) {
+    const accum_t folded = fold_private(in, 0, length);
     if (folded == unlikely)
         sink[0] = folded;
 }

@@ -2,6 +2,7 @@
 
 #include "clreduce/errors.hpp"
 #include "clreduce/finish.hpp"
+#include "clreduce/source.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -193,7 +194,7 @@ std::string missing_type_support(const DeviceReport& report, DataType type) {
     case Capability::fp64:
         if (opencl_3 ? report.has_feature("__opencl_c_fp64") : report.has_extension("cl_khr_fp64"))
             return {};
-        return std::string("double needs ") + (opencl_3 ? "__opencl_c_fp64" : "cl_khr_fp64") +
+        return name_of(type) + " needs " + (opencl_3 ? "__opencl_c_fp64" : "cl_khr_fp64") +
                ", which the device does not report";
     case Capability::int64:
         if (opencl_3 ? report.has_feature("__opencl_c_int64")
@@ -233,13 +234,13 @@ bool reads_contiguous_runs(const DeviceReport& report) {
     return (report.type & CL_DEVICE_TYPE_CPU) != 0;
 }
 
-std::string build_options(const DeviceReport& report, Path path, Finish finish, DataType type) {
+std::string build_options(const DeviceReport& report, Path path, Finish finish, DataType type,
+                          std::optional<DataType> accumulator) {
     std::string options;
     const auto add = [&](const std::string& flag) {
         options += (options.empty() ? "" : " ") + flag;
     };
-    const std::string cl_type = info(type).cl_name;
-    add("-D REDUCE_VALUE=" + cl_type + " -D REDUCE_VALUE4=" + cl_type + "4");
+    add(type_options(type, accumulator.value_or(type)));
     const bool last_group = finish == Finish::last_group;
     const bool ordered_atomics =
         last_group && finish_ordering(report) == FinishOrdering::memory_model;

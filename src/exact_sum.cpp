@@ -18,7 +18,7 @@ constexpr std::size_t default_work_group_size = 256;
 constexpr std::size_t work_groups_per_compute_unit = 4;
 
 std::string exact_build_options(DataType type, const DeviceReport& report) {
-    return "-D VALUE=" + std::string(info(type).cl_name) +
+    return "-D VALUE=" + std::string(info(type).cl_storage) +
            " -D LIMBS=" + std::to_string(ExactAccumulator::limbs(type)) +
            " -D LOWEST_BIT=" + std::to_string(ExactAccumulator::lowest_bit(type)) +
            (type == DataType::float32 ? " -D VALUE_IS_FLOAT" : "") +

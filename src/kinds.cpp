@@ -2,18 +2,6 @@
 
 namespace clreduce {
 
-std::string name_of(Op op) {
-    switch (op) {
-    case Op::sum:
-        return "sum";
-    case Op::min:
-        return "min";
-    case Op::max:
-        break;
-    }
-    return "max";
-}
-
 std::string name_of(Path path) {
     switch (path) {
     case Path::work_group:

@@ -21,6 +21,10 @@ double difference(const Scalar& a, const Scalar& b) {
         a);
 }
 
+double as_double(const Scalar& value) {
+    return std::visit([](auto x) { return static_cast<double>(x); }, value);
+}
+
 /// The passes a run made; pieces of one input run side by side, so counting each of them
 /// for every value overstates a value's additions, which keeps the bound safe.
 std::vector<Pass> passes_of(const Reduction& run) {
@@ -68,7 +72,7 @@ StreamRead::StreamRead(const Reducer& reducer, const cl::CommandQueue& queue)
                              reducer.build_options()),
               "stream_read")
     , work_group_limit_(kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(reducer.device()))
-    , sink_(reducer.context(), CL_MEM_WRITE_ONLY, reducer.value_size()) {}
+    , sink_(reducer.context(), CL_MEM_WRITE_ONLY, reducer.accumulator_size()) {}
 
 double StreamRead::launch_us(const std::vector<Piece>& input) {
     std::vector<cl::Event> events;
@@ -80,7 +84,7 @@ double StreamRead::launch_us(const std::vector<Piece>& input) {
         const unsigned char unlikely[8] = {0x55, 0x1e, 0xed, 0x5e, 0x0b, 0xad, 0xf0, 0x0d};
         kernel_.setArg(0, piece.buffer);
         kernel_.setArg(1, static_cast<cl_ulong>(piece.length));
-        kernel_.setArg(2, reducer_.value_size(), unlikely);
+        kernel_.setArg(2, reducer_.accumulator_size(), unlikely);
         kernel_.setArg(3, sink_);
         events.emplace_back();
         queue_.enqueueNDRangeKernel(kernel_, cl::NullRange, cl::NDRange(global_size),
@@ -105,9 +109,16 @@ std::string name_of(Check check) {
 }
 
 Check check_for(DataType type, Op op, const Reference& reference, Origin origin) {
-    if (!info(type).floating() || op != Op::sum)
+    if (!info(type).floating())
         return Check::exact;
-    return visit_type(type, [&](auto zero) {
+    if (reference.in_order) // another order of roundings: bound, relative to the result
+        return std::isfinite(as_double(reference.value)) ? Check::bound : Check::exact;
+    if (info(op).rounding == Rounding::none)
+        return Check::exact;
+    if (info(op).rounding == Rounding::multiplicative) // drawn: -1 and 1, exact in any order
+        return origin == Origin::drawn || !std::isfinite(as_double(reference.value)) ? Check::exact
+                                                                                     : Check::bound;
+    return visit_accumulator(type, [&](auto zero) {
         using T = decltype(zero);
         using limits = std::numeric_limits<T>;
         if (reference.magnitude >= static_cast<double>(limits::max()) / 2)
@@ -122,7 +133,7 @@ Check check_for(DataType type, Op op, const Reference& reference, Origin origin)
         const bool drawn_exact =
             origin == Origin::drawn &&
             reference.magnitude <= std::ldexp(1.0, 2 * limits::digits) / (128 * m * m);
-        const auto value = static_cast<double>(std::get<T>(reference.value));
+        const auto value = as_double(reference.value);
         return !std::isfinite(value) || drawn_exact || exact_in_any_order ? Check::exact
                                                                           : Check::bound;
     });
@@ -139,6 +150,19 @@ bool Measurement::matches(const Scalar& value) const {
         break;
     }
     return true;
+}
+
+Measurement Measurement::of(const Reducer& reducer, std::uint64_t length) {
+    Measurement measurement;
+    measurement.type = reducer.type();
+    measurement.op = reducer.op();
+    measurement.accumulator = reducer.accumulator();
+    measurement.length = length;
+    return measurement;
+}
+
+std::string Measurement::result_text() const {
+    return clreduce::result_text(op, runs.front().value);
 }
 
 std::vector<Scalar> Measurement::results() const {
@@ -195,22 +219,28 @@ void check_against(Measurement& measurement, const Reducer& reducer, const Repea
                                   .count());
     });
     measurement.host_reference_us = summarize(samples);
-    measurement.check = check_for(reducer.type(), reducer.op(), measurement.expected, origin);
-    if (measurement.check == Check::bound)
-        measurement.tolerance = sum_tolerance(
-            reducer.type(),
-            additions_per_value(passes_of(measurement.runs.front()), reducer.path()),
-            measurement.expected.magnitude,
-            std::visit([](auto x) { return static_cast<double>(x); }, measurement.expected.value));
+    measurement.check =
+        check_for(reducer.accumulator(), reducer.op(), measurement.expected, origin);
+    if (measurement.check != Check::bound)
+        return;
+    // A product's roundings are relative to the product itself, and so are those of a result
+    // whose values the host never saw.
+    const double expected = as_double(measurement.expected.value);
+    const bool product =
+        info(reducer.op()).rounding == Rounding::multiplicative || measurement.expected.in_order;
+    // One work-item's reference rounds once per value it adds.
+    const auto in_order = measurement.expected.in_order ? measurement.length : 0;
+    measurement.tolerance = sum_tolerance(
+        reducer.accumulator(),
+        additions_per_value(passes_of(measurement.runs.front()), reducer.path()) + in_order,
+        product ? std::abs(expected) : measurement.expected.magnitude, expected);
 }
 
 Measurement measure(Reducer& reducer, const DeviceQueue& queues, const DeviceInput& input,
                     const ValuesView& values, std::uint64_t length, const Repeats& repeats,
                     StreamRead* stream_read, bool check) {
     const auto pieces = input.prefix(length);
-    Measurement measurement;
-    measurement.type = reducer.type();
-    measurement.length = length;
+    auto measurement = Measurement::of(reducer, length);
     std::vector<double> read_samples;
     repeat(repeats, [&](bool counted) {
         auto run = reducer.reduce_timed(queues.queue, pieces);
@@ -234,9 +264,39 @@ Measurement measure(Reducer& reducer, const DeviceQueue& queues, const DeviceInp
 
     std::function<Reference()> reference;
     if (check)
-        reference = [&] { return host_reduce(reducer.op(), values, length); };
+        reference = [&] {
+            return reference_for(reducer, queues.queue, pieces, values.part(0, length));
+        };
     check_against(measurement, reducer, repeats, reference, values.origin);
     return measurement;
+}
+
+namespace {
+
+/// The host's twin of the recipe's map, where the host has one for the op and the map.
+std::optional<HostMap> host_twin(const Recipe& recipe) {
+    return recipe.op == Op::custom ? std::nullopt : host_map(recipe.user.map);
+}
+
+} // namespace
+
+std::string reference_method(const Recipe& recipe) {
+    if (host_twin(recipe))
+        return host_reduce_method(recipe.op, recipe.type, recipe.accumulate);
+    return "the same definitions in index order by one work-item on the device: this checks the "
+           "parallel structure, not the expression";
+}
+
+Reference reference_for(Reducer& reducer, const cl::CommandQueue& queue,
+                        const std::vector<Piece>& pieces, const ValuesView& values) {
+    const auto& recipe = reducer.policy().recipe;
+    if (const auto map = host_twin(recipe))
+        return host_reduce(reducer.op(), values, values.length, reducer.accumulator(), *map);
+    Reference reference;
+    reference.value = reducer.reduce_in_order(queue, pieces);
+    reference.method = reference_method(recipe);
+    reference.in_order = true;
+    return reference;
 }
 
 } // namespace clreduce

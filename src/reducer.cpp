@@ -116,6 +116,13 @@ ProgramCache& program_cache() {
     return *cache;
 }
 
+/// The expressions that passes over partials take: the op's, not the map, which the first pass
+/// applied.
+Expressions without_map(Expressions user) {
+    user.map.clear();
+    return user;
+}
+
 /// The queue's properties; refuses an out-of-order queue, on which the passes would race.
 cl_command_queue_properties in_order_properties(const cl::CommandQueue& queue) {
     const auto properties = queue.getInfo<CL_QUEUE_PROPERTIES>();
@@ -178,11 +185,21 @@ Reducer::Reducer(const cl::Context& context, const cl::Device& device, const Rec
     , device_(device)
     , report_(query_report(device))
     , policy_(policy_for(report_, recipe))
-    , source_(
-          complete_kernel_source(std::string(kernel_text), recipe.op, policy_.path, recipe.type)) {
+    , source_(complete_kernel_source(std::string(kernel_text), recipe.op, policy_.path, recipe.type,
+                                     policy_.accumulator, recipe.user)) {
+    const auto kernels_of = [&](const cl::Program& program) {
+        return Kernels{program_kernel(device_, program, "reduce"),
+                       program_kernel(device_, program, "reduce_and_finish")};
+    };
     program_ = cached_program(context_, device_, source_, policy_.build_options);
-    pass_kernel_ = program_kernel(device_, program_, "reduce");
-    finishing_kernel_ = program_kernel(device_, program_, "reduce_and_finish");
+    values_kernels_ = kernels_of(program_);
+    partials_program_ = cached_program(
+        context_, device_,
+        complete_kernel_source(std::string(kernel_text), recipe.op, policy_.path,
+                               policy_.accumulator, policy_.accumulator, without_map(recipe.user)),
+        policy_.partials_build_options);
+    partials_kernels_ =
+        partials_program_() == program_() ? values_kernels_ : kernels_of(partials_program_);
     policy_ = settle(std::move(policy_), report_, kernel_limits(),
                      [&] { return program_binary(program_); });
     for (auto& arrivals : arrivals_) {
@@ -190,22 +207,26 @@ Reducer::Reducer(const cl::Context& context, const cl::Device& device, const Rec
         arrivals =
             cl::Buffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof none, &none);
     }
-    result_slot_ = cl::Buffer(context_, CL_MEM_READ_WRITE, value_size());
+    result_slot_ = cl::Buffer(context_, CL_MEM_READ_WRITE, accumulator_size());
 } catch (const cl::Error& error) {
     throw Error(error);
 }
 
 KernelLimits Reducer::kernel_limits() const {
     KernelLimits limits;
-    limits.work_group_size =
-        std::min(pass_kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_),
-                 finishing_kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_));
-    limits.local_memory =
-        std::max(pass_kernel_.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device_),
-                 finishing_kernel_.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device_));
+    limits.work_group_size = std::numeric_limits<std::size_t>::max();
+    for (const auto* kernels : {&values_kernels_, &partials_kernels_})
+        for (const auto* kernel : {&kernels->pass, &kernels->finishing}) {
+            limits.work_group_size =
+                std::min(limits.work_group_size,
+                         kernel->getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_));
+            limits.local_memory = std::max<std::uint64_t>(
+                limits.local_memory, kernel->getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device_));
+        }
     if (policy_.simd_sized_work_groups) // asked only where the policy aims for it
         limits.preferred_multiple =
-            pass_kernel_.getWorkGroupInfo<CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE>(device_);
+            values_kernels_.pass.getWorkGroupInfo<CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE>(
+                device_);
     return limits;
 }
 
@@ -229,12 +250,14 @@ std::uint64_t Reducer::device_values(std::uint64_t length, std::uint64_t per_buf
         partials =
             Wide{length / per_buffer} * partials_of(per_buffer) + (rest ? partials_of(rest) : 0);
     }
-    Wide needed = Wide{length} + partials;
     const Wide reduced = partials == 0 ? length : partials; // what the finish reduces
     if (reduced > most)
         return most; // the partials alone are past any memory
     const auto temporaries = temporary_values(plan(static_cast<std::uint64_t>(reduced)));
-    needed += Wide{temporaries[0]} + temporaries[1];
+    // The partials and temporaries hold accumulators, counted here in input values' bytes.
+    const Wide accumulators = partials + temporaries[0] + temporaries[1];
+    const Wide needed =
+        Wide{length} + (accumulators * accumulator_size() + value_size() - 1) / value_size();
     return needed > most ? most : static_cast<std::uint64_t>(needed);
 }
 
@@ -256,25 +279,26 @@ void Reducer::size_temporaries(const std::vector<Pass>& passes) {
     for (std::size_t which = 0; which < 2; ++which)
         if (temporary_capacity_[which] < values[which]) {
             temporaries_[which] =
-                cl::Buffer(context_, CL_MEM_READ_WRITE, values[which] * value_size());
+                cl::Buffer(context_, CL_MEM_READ_WRITE, values[which] * accumulator_size());
             temporary_capacity_[which] = values[which];
         }
 }
 
 void Reducer::require_holds(const cl::Buffer& buffer, std::uint64_t first, std::uint64_t count,
-                            const char* what) const {
-    const auto values = buffer.getInfo<CL_MEM_SIZE>() / value_size();
+                            DataType type, const char* what) const {
+    const auto values = buffer.getInfo<CL_MEM_SIZE>() / info(type).size;
     if (first > values || count > values - first)
         throw Error(Errc::invalid_argument,
                     std::string("reduce: the ") + what + " buffer holds " + std::to_string(values) +
-                        " values of " + name_of(type()) + ", fewer than " + std::to_string(first) +
+                        " values of " + name_of(type) + ", fewer than " + std::to_string(first) +
                         " + " + std::to_string(count));
 }
 
-void Reducer::enqueue_pass(const cl::CommandQueue& queue, const Pass& pass, const Piece& in,
-                           const cl::Buffer& out, std::uint64_t first_out,
+void Reducer::enqueue_pass(const cl::CommandQueue& queue, const Pass& pass, Reads reads,
+                           const Piece& in, const cl::Buffer& out, std::uint64_t first_out,
                            const std::vector<cl::Event>& wait, cl::Event& event) {
-    auto& kernel = pass.finishes ? finishing_kernel_ : pass_kernel_;
+    auto& kernels = reads == Reads::values ? values_kernels_ : partials_kernels_;
+    auto& kernel = pass.finishes ? kernels.finishing : kernels.pass;
     kernel.setArg(0, in.buffer);
     kernel.setArg(1, static_cast<cl_ulong>(in.first));
     kernel.setArg(2, static_cast<cl_ulong>(pass.in));
@@ -283,7 +307,7 @@ void Reducer::enqueue_pass(const cl::CommandQueue& queue, const Pass& pass, cons
         kernel.setArg(next++, temporaries_[1]); // the partials
     kernel.setArg(next++, out);
     kernel.setArg(next++, static_cast<cl_ulong>(first_out));
-    kernel.setArg(next++, cl::Local(pass.work_group_size * value_size()));
+    kernel.setArg(next++, cl::Local(pass.work_group_size * accumulator_size()));
     if (pass.finishes) {
         kernel.setArg(next++, arrivals_[next_arrivals_]);
         kernel.setArg(next++, arrivals_[1 - next_arrivals_]);
@@ -295,8 +319,9 @@ void Reducer::enqueue_pass(const cl::CommandQueue& queue, const Pass& pass, cons
 }
 
 std::vector<cl::Event> Reducer::enqueue_passes(const cl::CommandQueue& queue,
-                                               const std::vector<Pass>& passes, const Piece& input,
-                                               const cl::Buffer& result, std::uint64_t result_index,
+                                               const std::vector<Pass>& passes, Reads reads,
+                                               const Piece& input, const cl::Buffer& result,
+                                               std::uint64_t result_index,
                                                const std::vector<cl::Event>& wait) {
     size_temporaries(passes);
     static const std::vector<cl::Event> none;
@@ -304,26 +329,27 @@ std::vector<cl::Event> Reducer::enqueue_passes(const cl::CommandQueue& queue,
     Piece in = input;
     for (std::size_t i = 0; i < passes.size(); ++i) {
         const bool last = i + 1 == passes.size();
-        enqueue_pass(queue, passes[i], in, last ? result : temporaries_[i % 2],
-                     last ? result_index : 0, i == 0 ? wait : none, events[i]);
+        enqueue_pass(queue, passes[i], i == 0 ? reads : Reads::partials, in,
+                     last ? result : temporaries_[i % 2], last ? result_index : 0,
+                     i == 0 ? wait : none, events[i]);
         in = {temporaries_[i % 2], passes[i].out(), 0};
     }
     return events;
 }
 
-Reduction Reducer::run(const cl::CommandQueue& queue, const Piece& input,
+Reduction Reducer::run(const cl::CommandQueue& queue, const Piece& input, Reads reads,
                        std::vector<PassTime> pieces, std::vector<cl::Event> piece_events,
                        std::chrono::steady_clock::time_point started, bool timed) {
     const auto passes = plan(input.length);
-    const auto events = enqueue_passes(queue, passes, input, result_slot_, 0, {});
+    const auto events = enqueue_passes(queue, passes, reads, input, result_slot_, 0, {});
     queue.flush(); // the passes start while the read is enqueued
     void* result = pinned_result(queue);
     cl::Event read;
-    queue.enqueueReadBuffer(result_slot_, CL_FALSE, 0, value_size(), result, nullptr, &read);
+    queue.enqueueReadBuffer(result_slot_, CL_FALSE, 0, accumulator_size(), result, nullptr, &read);
     queue.flush();
     wait_for(read, report_);
     Reduction reduction;
-    reduction.value = scalar_from_bytes(type(), result);
+    reduction.value = scalar_from_bytes(accumulator(), result);
     reduction.host_us = microseconds_between(started, std::chrono::steady_clock::now());
 
     reduction.pieces = pieces.size();
@@ -345,9 +371,9 @@ void* Reducer::pinned_result(const cl::CommandQueue& queue) {
     // copy. Mapping takes a queue, so the first blocking call maps it, on its own.
     if (result_ == nullptr) {
         result_buffer_ =
-            cl::Buffer(context_, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, value_size());
+            cl::Buffer(context_, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, accumulator_size());
         result_ = queue.enqueueMapBuffer(result_buffer_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
-                                         value_size());
+                                         accumulator_size());
         mapped_on_ = queue;
     }
     return result_;
@@ -356,8 +382,10 @@ void* Reducer::pinned_result(const cl::CommandQueue& queue) {
 Scalar Reducer::reduce(const cl::CommandQueue& queue, const cl::Buffer& input, std::uint64_t first,
                        std::uint64_t count) try {
     in_order_properties(queue);
-    require_holds(input, first, count, "input");
-    return run(queue, {input, count, first}, {}, {}, std::chrono::steady_clock::now(), false).value;
+    require_holds(input, first, count, type(), "input");
+    return run(queue, {input, count, first}, Reads::values, {}, {},
+               std::chrono::steady_clock::now(), false)
+        .value;
 } catch (const cl::Error& error) {
     throw Error(error);
 }
@@ -365,15 +393,15 @@ Scalar Reducer::reduce(const cl::CommandQueue& queue, const cl::Buffer& input, s
 Reduction Reducer::reduce_timed(const cl::CommandQueue& queue,
                                 const std::vector<Piece>& pieces) try {
     for (const auto& piece : pieces)
-        require_holds(piece.buffer, piece.first, piece.length, "input");
+        require_holds(piece.buffer, piece.first, piece.length, type(), "input");
     const auto started = std::chrono::steady_clock::now();
     if (pieces.size() == 1)
-        return run(queue, pieces.front(), {}, {}, started, profiles(queue));
+        return run(queue, pieces.front(), Reads::values, {}, {}, started, profiles(queue));
     std::uint64_t count = 0;
     for (const auto& piece : pieces)
         count += partials_of(piece.length);
     if (piece_partials_capacity_ < count) {
-        piece_partials_ = cl::Buffer(context_, CL_MEM_READ_WRITE, count * value_size());
+        piece_partials_ = cl::Buffer(context_, CL_MEM_READ_WRITE, count * accumulator_size());
         piece_partials_capacity_ = count;
     }
     std::vector<cl::Event> events;
@@ -395,9 +423,10 @@ cl::Event Reducer::enqueue_reduce(const cl::CommandQueue& queue, const cl::Buffe
                                   const cl::Buffer& result, std::uint64_t result_index,
                                   const std::vector<cl::Event>& wait) try {
     in_order_properties(queue);
-    require_holds(input, first, count, "input");
-    require_holds(result, result_index, 1, "result");
-    return enqueue_passes(queue, plan(count), {input, count, first}, result, result_index, wait)
+    require_holds(input, first, count, type(), "input");
+    require_holds(result, result_index, 1, accumulator(), "result");
+    return enqueue_passes(queue, plan(count), Reads::values, {input, count, first}, result,
+                          result_index, wait)
         .back();
 } catch (const cl::Error& error) {
     throw Error(error);
@@ -411,9 +440,29 @@ cl::Event Reducer::enqueue_piece(const cl::CommandQueue& queue, const Piece& pie
                                  const cl::Buffer& partials, std::uint64_t first_partial,
                                  const std::vector<cl::Event>& wait) try {
     cl::Event event;
-    enqueue_pass(queue, plan_passes(piece.length, shape()).front(), piece, partials, first_partial,
-                 wait, event);
+    enqueue_pass(queue, plan_passes(piece.length, shape()).front(), Reads::values, piece, partials,
+                 first_partial, wait, event);
     return event;
+} catch (const cl::Error& error) {
+    throw Error(error);
+}
+
+Scalar Reducer::reduce_in_order(const cl::CommandQueue& queue,
+                                const std::vector<Piece>& pieces) try {
+    cl::Kernel kernel(program_, "reduce_in_order");
+    const cl::Buffer result(context_, CL_MEM_READ_WRITE, accumulator_size());
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+        require_holds(pieces[i].buffer, pieces[i].first, pieces[i].length, type(), "input");
+        kernel.setArg(0, pieces[i].buffer);
+        kernel.setArg(1, static_cast<cl_ulong>(pieces[i].first));
+        kernel.setArg(2, static_cast<cl_ulong>(pieces[i].length));
+        kernel.setArg(3, static_cast<cl_uint>(i > 0)); // go on from the result so far
+        kernel.setArg(4, result);
+        queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(1), cl::NDRange(1));
+    }
+    std::vector<unsigned char> bytes(accumulator_size());
+    queue.enqueueReadBuffer(result, CL_TRUE, 0, bytes.size(), bytes.data());
+    return scalar_from_bytes(accumulator(), bytes.data());
 } catch (const cl::Error& error) {
     throw Error(error);
 }
@@ -421,8 +470,8 @@ cl::Event Reducer::enqueue_piece(const cl::CommandQueue& queue, const Piece& pie
 Reduction Reducer::finish_pieces(const cl::CommandQueue& queue, const Piece& partials,
                                  std::vector<PassTime> pieces, std::vector<cl::Event> piece_events,
                                  std::chrono::steady_clock::time_point started) try {
-    return run(queue, partials, std::move(pieces), std::move(piece_events), started,
-               profiles(queue));
+    return run(queue, partials, Reads::partials, std::move(pieces), std::move(piece_events),
+               started, profiles(queue));
 } catch (const cl::Error& error) {
     throw Error(error);
 }

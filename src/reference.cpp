@@ -1,5 +1,6 @@
 #include "clreduce/reference.hpp"
 
+#include "clreduce/errors.hpp"
 #include "clreduce/exact.hpp"
 
 #include <cstring>
@@ -28,20 +29,30 @@ T small_nonzero_integer(std::uint64_t bits) {
 }
 
 /// The value of T that random bits stand for: an integer with the same bits (C++17 leaves
-/// the plain conversion of out-of-range values implementation-defined), or for floating
-/// point a small integer for a sum and else a float in [-1, 1) from as many bits as its
-/// significand holds.
+/// the plain conversion of out-of-range values implementation-defined), odd for a product;
+/// for floating point a small integer for a sum, -1 or 1 for a product, else a float in
+/// [-1, 1) from as many bits as its significand holds.
 template <typename T>
 T from_random_bits(std::uint64_t bits, Op op) {
-    if constexpr (std::is_floating_point_v<T>) {
-        if (op == Op::sum)
+    if constexpr (std::is_same_v<T, Half>) {
+        return to_half(from_random_bits<float>(bits, op));
+    } else if constexpr (std::is_same_v<T, BFloat16>) {
+        return to_bfloat16(from_random_bits<float>(bits, op));
+    } else if constexpr (std::is_same_v<T, Boolean>) {
+        return {static_cast<std::uint8_t>(bits >> 63)};
+    } else if constexpr (std::is_floating_point_v<T>) {
+        if (op == Op::sum || op == Op::custom) // a user's op: most likely a sum of some kind
             return small_nonzero_integer<T>(bits);
+        if (op == Op::prod)
+            return bits >> 63 ? T{-1} : T{1};
         constexpr int digits = std::numeric_limits<T>::digits;
         const auto scaled = static_cast<T>(bits >> (64 - digits - 1)); // [0, 2^(digits+1))
         return scaled / static_cast<T>(std::uint64_t{1} << digits) - T{1};
     } else {
         T value;
-        const auto high = bits >> (64 - 8 * sizeof(T)); // the best-mixed bits
+        auto high = bits >> (64 - 8 * sizeof(T)); // the best-mixed bits
+        if (op == Op::prod)
+            high |= 1;
         std::memcpy(&value, &high, sizeof value);
         return value;
     }
@@ -71,20 +82,25 @@ int lowest_bit_exponent(double x) {
     return (biased == 0 ? -1074 : biased - 1075) + __builtin_ctzll(significand);
 }
 
-/// The sum of the finite values' magnitudes and the lowest bit any of them sets: what the
-/// check of a plain floating-point sum needs to know of the values.
-class Magnitudes {
+/// A running sum that keeps the rounding error of each addition (Neumaier's variant of
+/// Kahan's summation), and beside it the sum of the finite values' magnitudes and the
+/// lowest bit any of them sets.
+class CompensatedSum {
 public:
     void add(double x) {
+        accumulate(x);
         if (std::isfinite(x) && x != 0) {
             magnitude_ += std::abs(x);
             lowest_bit_ = std::min(lowest_bit_, lowest_bit_exponent(x));
         }
     }
-    void add(const Magnitudes& other) {
+    void add(const CompensatedSum& other) {
+        accumulate(other.sum_);
+        accumulate(other.error_);
         magnitude_ += other.magnitude_;
         lowest_bit_ = std::min(lowest_bit_, other.lowest_bit_);
     }
+    double value() const { return sum_ + error_; }
     double magnitude() const { return magnitude_; }
     double grain() const {
         return lowest_bit_ == no_bit ? std::numeric_limits<double>::infinity()
@@ -92,44 +108,65 @@ public:
     }
 
 private:
+    void accumulate(double x) {
+        const double total = sum_ + x;
+        // Past a NaN or an infinity the sum is what IEEE addition makes it, and the error
+        // term, inf - inf there, would turn an infinite sum into NaN.
+        if (std::isfinite(total))
+            error_ += std::abs(sum_) >= std::abs(x) ? (sum_ - total) + x : (x - total) + sum_;
+        sum_ = total;
+    }
+
     static constexpr int no_bit = std::numeric_limits<int>::max();
+    double sum_ = 0;
+    double error_ = 0;
     double magnitude_ = 0;
     int lowest_bit_ = no_bit;
 };
 
-template <typename T>
-Reference floating_sum(const std::vector<ValuesView>& spans) {
-    std::vector<Magnitudes> totals(spans.size());
+template <typename In, typename A>
+Reference floating_sum(const std::vector<ValuesView>& spans, HostMap map) {
+    std::vector<CompensatedSum> totals(spans.size());
     for (std::size_t s = 0; s < spans.size(); ++s) {
-        const auto* values = static_cast<const T*>(spans[s].data);
+        const auto* values = static_cast<const In*>(spans[s].data);
         const auto length = spans[s].length;
-        std::vector<Magnitudes> chunks((length + chunk - 1) / chunk);
+        std::vector<CompensatedSum> chunks((length + chunk - 1) / chunk);
         for_each_chunk(length, [&](std::uint64_t begin, std::uint64_t end) {
             for (std::uint64_t i = begin; i < end; ++i)
-                chunks[begin / chunk].add(static_cast<double>(values[i]));
+                chunks[begin / chunk].add(
+                    static_cast<double>(to_accumulator<A>(Op::sum, values[i], map)));
         });
         for (const auto& part : chunks)
             totals[s].add(part);
     }
-    Magnitudes total;
+    CompensatedSum total;
     for (const auto& part : totals)
         total.add(part);
-    const auto type = std::is_same_v<T, float> ? DataType::float32 : DataType::float64;
-    return {exact_host_sum(type, spans), {}, total.magnitude(), total.grain()};
+    // Unmapped float or double values summed in their own type: the exact sum rounded once.
+    if constexpr (std::is_same_v<In, A> && (std::is_same_v<A, float> || std::is_same_v<A, double>))
+        if (map == HostMap::none)
+            return {exact_host_sum(std::is_same_v<A, float> ? DataType::float32 : DataType::float64,
+                                   spans),
+                    {},
+                    total.magnitude(),
+                    total.grain()};
+    return {static_cast<A>(total.value()), {}, total.magnitude(), total.grain()};
 }
 
-template <typename T>
-Reference reduce_spans(Op op, const std::vector<ValuesView>& spans) {
-    if constexpr (std::is_floating_point_v<T>)
+/// Values of In reduced in the accumulator A.
+template <typename In, typename A>
+Reference reduce_spans(Op op, const std::vector<ValuesView>& spans, HostMap map) {
+    if constexpr (std::is_floating_point_v<A>)
         if (op == Op::sum)
-            return floating_sum<T>(spans);
-    T result = identity_of<T>(op);
+            return floating_sum<In, A>(spans, map);
+    A result = identity_of<A>(op);
     for (const auto& span : spans) {
-        const auto* values = static_cast<const T*>(span.data);
-        result =
-            combine(op, result,
-                    std::reduce(std::execution::par_unseq, values, values + span.length,
-                                identity_of<T>(op), [op](T a, T b) { return combine(op, a, b); }));
+        const auto* values = static_cast<const In*>(span.data);
+        result = combine(op, result,
+                         std::transform_reduce(
+                             std::execution::par_unseq, values, values + span.length,
+                             identity_of<A>(op), [op](A a, A b) { return combine(op, a, b); },
+                             [op, map](In x) { return to_accumulator<A>(op, x, map); }));
     }
     return {result, {}};
 }
@@ -157,30 +194,42 @@ HostValues random_values(DataType type, Op op, std::uint64_t length, std::uint64
     });
 }
 
-Reference host_reduce(Op op, const ValuesView& values, std::uint64_t length) {
-    return host_reduce(op, values.type, {values.part(0, length)});
+Reference host_reduce(Op op, const ValuesView& values, std::uint64_t length,
+                      std::optional<DataType> accumulate, HostMap map) {
+    return host_reduce(op, values.type, {values.part(0, length)}, accumulate, map);
 }
 
-Reference host_reduce(Op op, const HostValues& values, std::uint64_t length) {
-    return host_reduce(op, ValuesView(values), length);
+Reference host_reduce(Op op, const HostValues& values, std::uint64_t length,
+                      std::optional<DataType> accumulate, HostMap map) {
+    return host_reduce(op, ValuesView(values), length, accumulate, map);
 }
 
-Reference host_reduce(Op op, DataType type, const std::vector<ValuesView>& spans) {
-    auto reference =
-        visit_type(type, [&](auto zero) { return reduce_spans<decltype(zero)>(op, spans); });
-    reference.method = host_reduce_method(op, type);
+Reference host_reduce(Op op, DataType type, const std::vector<ValuesView>& spans,
+                      std::optional<DataType> accumulate, HostMap map) {
+    if (op == Op::custom)
+        throw Error(Errc::invalid_argument, "a user's op has no host reference");
+    auto reference = visit_type(type, [&](auto value) {
+        return visit_accumulator(accumulator_for(type, op, accumulate), [&](auto accumulator) {
+            return reduce_spans<decltype(value), decltype(accumulator)>(op, spans, map);
+        });
+    });
+    reference.method = host_reduce_method(op, type, accumulate, map);
     return reference;
 }
 
-std::string host_reduce_method(Op op, DataType type) {
+std::string host_reduce_method(Op op, DataType type, std::optional<DataType> accumulate,
+                               HostMap map) {
 #if defined(_GLIBCXX_USE_TBB_PAR_BACKEND) && _GLIBCXX_USE_TBB_PAR_BACKEND
     const std::string backend = "TBB backend";
 #else
     const std::string backend = "no parallel backend: sequential";
 #endif
-    if (info(type).floating() && op == Op::sum)
-        return "exact sum rounded once (Shewchuk's expansions in double, a chunk per "
-               "thread)";
+    const auto accumulator = accumulator_for(type, op, accumulate);
+    if (op == Op::sum && accumulator == type && exact_sums(type) && map == HostMap::none)
+        return "exact sum rounded once (Shewchuk's expansions in double, a chunk per thread)";
+    if (info(accumulator).floating() && op == Op::sum)
+        return "compensated (Neumaier) sum in double, chunks of " + std::to_string(chunk) +
+               " under std::for_each(par), " + backend;
     return "std::reduce(par_unseq), " + backend;
 }
 

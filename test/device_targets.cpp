@@ -82,32 +82,53 @@ std::string Combination::name() const {
            ", finish " + name_of(*recipe.finish);
 }
 
-const std::vector<Combination>& combinations() {
-    static const std::vector<Combination> all = [] {
-        std::vector<Combination> found;
-        for (const auto& target : devices_under_test())
-            for (const Path path : target.paths) {
-                // Building with auto settles whether the device runs the last-group finish.
-                Recipe probe_recipe;
-                probe_recipe.path = path;
-                probe_recipe.finish = std::nullopt;
-                const auto probe = make_reducer(target, probe_recipe);
-                if (!probe)
+namespace {
+
+/// Every device x path x finish x type x op that `wanted(type, op)` takes.
+template <typename Wanted>
+std::vector<Combination> find_combinations(Wanted wanted) {
+    std::vector<Combination> found;
+    for (const auto& target : devices_under_test())
+        for (const Path path : target.paths) {
+            // Building with auto settles whether the device runs the last-group finish.
+            Recipe probe_recipe;
+            probe_recipe.path = path;
+            probe_recipe.finish = std::nullopt;
+            const auto probe = make_reducer(target, probe_recipe);
+            if (!probe)
+                continue;
+            std::vector<Finish> finishes{Finish::passes};
+            if (probe->finish() == Finish::last_group)
+                finishes.push_back(Finish::last_group);
+            for (const auto& type : all_types()) {
+                if (!missing_type_support(target.report, type.type).empty())
                     continue;
-                std::vector<Finish> finishes{Finish::passes};
-                if (probe->finish() == Finish::last_group)
-                    finishes.push_back(Finish::last_group);
-                for (const auto& type : all_types()) {
-                    if (!missing_type_support(target.report, type.type).empty())
+                for (const auto& op : all_ops()) {
+                    const auto accumulator = accumulator_for(type.type, op.op);
+                    if (!wanted(type.type, op.op) ||
+                        !missing_type_support(target.report, accumulator).empty() ||
+                        (path != Path::tree && !has_builtin(op.op, accumulator)))
                         continue;
-                    for (const Op op : {Op::sum, Op::min, Op::max})
-                        for (const Finish finish : finishes)
-                            found.push_back(
-                                {&target, {type.type, op, path, Factor::device, finish}});
+                    for (const Finish finish : finishes)
+                        found.push_back(
+                            {&target, {type.type, op.op, {}, {}, path, Factor::device, finish}});
                 }
             }
-        return found;
-    }();
+        }
+    return found;
+}
+
+} // namespace
+
+const std::vector<Combination>& combinations() {
+    static const auto all = find_combinations([](DataType type, Op op) {
+        return accumulates(type) && (op == Op::sum || op == Op::min || op == Op::max);
+    });
+    return all;
+}
+
+const std::vector<Combination>& every_op_and_type() {
+    static const auto all = find_combinations([](DataType, Op op) { return op != Op::custom; });
     return all;
 }
 
@@ -127,4 +148,56 @@ HostValues read_back(const DeviceQueue& queue, const cl::Buffer& buffer, DataTyp
         queue.queue.enqueueReadBuffer(buffer, CL_TRUE, 0, length * sizeof zero, values.data());
         return values;
     });
+}
+
+std::vector<Scalar> read_results(const DeviceQueue& queue, const cl::Buffer& buffer, DataType type,
+                                 std::size_t length) {
+    return visit_accumulator(type, [&](auto zero) {
+        std::vector<decltype(zero)> values(length);
+        queue.queue.enqueueReadBuffer(buffer, CL_TRUE, 0, length * sizeof zero, values.data());
+        return std::vector<Scalar>(values.begin(), values.end());
+    });
+}
+
+namespace {
+
+bool is_prime(std::uint64_t n) {
+    if (n < 2)
+        return false;
+    for (std::uint64_t d = 2; d * d <= n; ++d)
+        if (n % d == 0)
+            return false;
+    return true;
+}
+
+std::uint64_t next_prime(std::uint64_t n) {
+    while (!is_prime(++n)) {
+    }
+    return n;
+}
+
+/// The shortest length whose last pass reads exactly two values.
+std::uint64_t last_pass_of_two(const Reducer& reducer) {
+    for (std::uint64_t length = 2;; ++length)
+        if (reducer.plan(length).back().in == 2)
+            return length;
+}
+
+} // namespace
+
+std::vector<std::uint64_t> telling_lengths(const Reducer& reducer) {
+    const auto factor = reducer.shape().values_per_work_group();
+    return {1,
+            2,
+            3,
+            255,
+            256,
+            257,
+            factor - 1,
+            factor,
+            factor + 1,
+            next_prime(factor),
+            next_prime(3 * factor),
+            last_pass_of_two(reducer),
+            (std::uint64_t{1} << 20) + 7};
 }

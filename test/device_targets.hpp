@@ -30,9 +30,14 @@ struct Combination {
     std::string name() const;
 };
 
-/// Every device x path x type x op x finish: the types the device holds, the last-group
-/// finish where the device allows it.
+/// Every device x path x type x op x finish for the six types that are their own
+/// accumulator and sum, min and max (the engine's structure, tested in depth): the types the
+/// device holds, the last-group finish where the device allows it.
 const std::vector<Combination>& combinations();
+
+/// The same for every op and every type, on the paths with a built-in for the op (the tree
+/// for the others): the ops and types as data, tested in breadth.
+const std::vector<Combination>& every_op_and_type();
 
 /// reduce.cl from the source tree.
 const std::string& reduce_kernel_text();
@@ -48,3 +53,12 @@ void write_value(const clreduce::DeviceQueue& queue, const cl::Buffer& buffer, s
 /// Reads the whole buffer back as `length` values of `type`.
 clreduce::HostValues read_back(const clreduce::DeviceQueue& queue, const cl::Buffer& buffer,
                                clreduce::DataType type, std::size_t length);
+
+/// The lengths that break reductions: tiny ones, one work-group's worth and its
+/// neighbours, primes above it, a last pass of two values, and a long odd one.
+std::vector<std::uint64_t> telling_lengths(const clreduce::Reducer& reducer);
+
+/// Reads the whole buffer back as `length` results of the accumulator type `type`.
+std::vector<clreduce::Scalar> read_results(const clreduce::DeviceQueue& queue,
+                                           const cl::Buffer& buffer, clreduce::DataType type,
+                                           std::size_t length);

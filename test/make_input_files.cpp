@@ -4,7 +4,9 @@
 // literal padded with spaces, then the values' bytes (numpy's lib/format.py).
 //
 // The good files hold 1, 2, ..., 1000 (times 2^32 for 8-byte integers), whose sum is 500500
-// (2149631131648000) in any order, so that the tests can check the exact result.
+// (2149631131648000) in any order, so that the tests can check the exact result; the one-byte
+// and bfloat16 files hold 1, 2, ..., 100 ten times (50500), which they hold exactly, and the
+// bool file alternates false and true (500).
 
 #include <cerrno>
 #include <cstdint>
@@ -25,6 +27,31 @@ std::string bytes_of(const std::vector<T>& values) {
     std::string bytes(values.size() * sizeof(T), '\0');
     std::memcpy(bytes.data(), values.data(), bytes.size());
     return bytes;
+}
+
+/// 1, 2, ..., 100, 1, 2, ... (count values), each as T made by `make`.
+template <typename T, typename Make>
+std::string hundreds(std::uint64_t count, Make make) {
+    std::vector<T> values;
+    for (std::uint64_t i = 0; i < count; ++i)
+        values.push_back(make(static_cast<int>(i % 100 + 1)));
+    return bytes_of(values);
+}
+
+/// The bits of a float's upper half, as bfloat16 holds it (exact for small integers).
+std::uint16_t bfloat16_bits(float value) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    return static_cast<std::uint16_t>(bits >> 16);
+}
+
+/// IEEE half-precision bits of a positive integer below 2048 (exact).
+std::uint16_t half_bits(std::uint64_t value) {
+    int exponent = 0;
+    while ((value >> exponent) > 1)
+        ++exponent;
+    const auto fraction = (value << (10 - exponent)) & 0x3ff;
+    return static_cast<std::uint16_t>(((exponent + 15) << 10) | fraction);
 }
 
 /// 1, 2, ..., count, each times `scale`.
@@ -90,6 +117,24 @@ int main(int argc, char* argv[]) {
         // Its values start at byte 80, where a device that wants buffers aligned to more
         // than 16 bytes cannot read them in place.
         {"aligned-16.npy", npy(dict("<i4", "(1000,)"), ints, 1, 16)},
+        // The narrow dtypes, generated here as numpy would write them.
+        {"int8.npy",
+         npy(dict("|i1", "(1000,)"), hundreds<std::int8_t>(n, [](int i) { return i; }))},
+        {"uint8.npy",
+         npy(dict("|u1", "(1000,)"), hundreds<std::uint8_t>(n, [](int i) { return i; }))},
+        {"int16.npy", npy(dict("<i2", "(1000,)"), counting<std::int16_t>(n))},
+        {"uint16.npy", npy(dict("=u2", "(1000,)"), counting<std::uint16_t>(n))},
+        {"float16.npy", npy(dict("<f2", "(1000,)"),
+                            [&] {
+                                std::vector<std::uint16_t> halves;
+                                for (std::uint64_t i = 1; i <= n; ++i)
+                                    halves.push_back(half_bits(i));
+                                return bytes_of(halves);
+                            }())},
+        {"bool.npy",
+         npy(dict("|b1", "(1000,)"), hundreds<std::uint8_t>(n, [](int i) { return i % 2 == 0; }))},
+        {"bfloat16.raw",
+         hundreds<std::uint16_t>(n, [](int i) { return bfloat16_bits(static_cast<float>(i)); })},
         {"int32.raw", ints},
         {"double.raw", counting<double>(n)},
         // No values: a sum of them is 0, a min or max is refused.
@@ -102,7 +147,6 @@ int main(int argc, char* argv[]) {
         {"truncated-data.npy", npy(dict("<i4", "(1000,)"), ints.substr(0, ints.size() - 1))},
         {"wrong-magic.npy", "\x93NUMPX" + npy(dict("<i4", "(1000,)"), ints).substr(6)},
         {"version-4.npy", npy(dict("<i4", "(1000,)"), ints, 4)},
-        {"half.npy", npy(dict("<f2", "(1000,)"), ints.substr(0, 2000))},
         {"object.npy", npy(dict("|O", "(3,)"), std::string(24, '\0'))},
         {"complex.npy", npy(dict("<c8", "(1000,)"), ints + ints)},
         {"big-endian.npy", npy(dict(">i4", "(1000,)"), ints)},

@@ -1,6 +1,7 @@
 #include "catch_compat.hpp"
 #include "clreduce/capabilities.hpp"
 #include "clreduce/errors.hpp"
+#include "clreduce/source.hpp"
 #include "flags.hpp"
 
 using namespace clreduce;
@@ -136,10 +137,15 @@ TEST_CASE("an unreported path is refused unless the user allows it", "[capabilit
           "-cl-std=CL2.0 -D REDUCE_PATH_SUB_GROUP");
 }
 
-TEST_CASE("the value type reaches the kernel as a build flag", "[capabilities]") {
+TEST_CASE("the value and accumulator types reach the kernel as build flags", "[capabilities]") {
     const auto options =
         build_options(plain_opencl_3(), Path::tree, Finish::passes, DataType::float64);
-    CHECK(options.rfind("-D REDUCE_VALUE=double -D REDUCE_VALUE4=double4", 0) == 0);
+    CHECK(options.rfind(type_options(DataType::float64, DataType::float64), 0) == 0);
+    const auto bytes = build_options(plain_opencl_3(), Path::tree, Finish::passes, DataType::int8,
+                                     DataType::int64);
+    CHECK(bytes.rfind("-D REDUCE_INPUT=char -D REDUCE_VALUE=char -D REDUCE_VALUE4=char4 "
+                      "-D REDUCE_ACCUM=long -D REDUCE_ACCUM4=long4",
+                      0) == 0);
 }
 
 TEST_CASE("a type is refused, saying why, where the device lacks what it needs", "[capabilities]") {
@@ -156,7 +162,8 @@ TEST_CASE("a type is refused, saying why, where the device lacks what it needs",
     CHECK_THAT(missing_type_support(no_int64, DataType::uint64),
                Catch::Contains("uint64 needs __opencl_c_int64"));
     CHECK_THAT(describe_type_support(no_int64),
-               Catch::Contains("int32 uint32 float double; no int64: ") &&
+               Catch::Contains("int32 uint32 float double int8 uint8 int16 uint16 float16 "
+                               "bfloat16 bool; no int64: ") &&
                    Catch::Contains("; no uint64: "));
 
     // Before 3.0: extensions and the profile.

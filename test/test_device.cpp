@@ -14,51 +14,6 @@
 
 using namespace clreduce;
 
-namespace {
-
-bool is_prime(std::uint64_t n) {
-    if (n < 2)
-        return false;
-    for (std::uint64_t d = 2; d * d <= n; ++d)
-        if (n % d == 0)
-            return false;
-    return true;
-}
-
-std::uint64_t next_prime(std::uint64_t n) {
-    while (!is_prime(++n)) {
-    }
-    return n;
-}
-
-/// The shortest length whose last pass reads exactly two values.
-std::uint64_t last_pass_of_two(const Reducer& reducer) {
-    for (std::uint64_t length = 2;; ++length)
-        if (reducer.plan(length).back().in == 2)
-            return length;
-}
-
-/// The lengths that break reductions: tiny ones, one work-group's worth and its
-/// neighbours, primes above it, a last pass of two values, and a long odd one.
-std::vector<std::uint64_t> telling_lengths(const Reducer& reducer) {
-    const auto factor = reducer.shape().values_per_work_group();
-    return {1,
-            2,
-            3,
-            255,
-            256,
-            257,
-            factor - 1,
-            factor,
-            factor + 1,
-            next_prime(factor),
-            next_prime(3 * factor),
-            last_pass_of_two(reducer),
-            (std::uint64_t{1} << 20) + 7};
-}
-
-} // namespace
-
 TEST_CASE("every device reduces the telling lengths like the host reference", "[device]") {
     // The tuned shape, the textbook one (which runs every pass), and tiny work-groups that
     // make many passes or many partials. An unreported path is held only to the shapes

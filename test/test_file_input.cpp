@@ -90,7 +90,7 @@ TEST_CASE("a malformed header's message is one line", "[file_input]") {
     CHECK_THAT(message, Catch::Contains("{'descr':?'<i4'? 'shape': ()}\""));
 }
 
-TEST_CASE("the six dtypes map to the six types, in any little-endian spelling", "[file_input]") {
+TEST_CASE("every dtype maps to its type, in any little-endian spelling", "[file_input]") {
     CHECK(npy_type("<i4") == DataType::int32);
     CHECK(npy_type("<u4") == DataType::uint32);
     CHECK(npy_type("<i8") == DataType::int64);
@@ -99,10 +99,16 @@ TEST_CASE("the six dtypes map to the six types, in any little-endian spelling", 
     CHECK(npy_type("<f8") == DataType::float64);
     CHECK(npy_type("=f8") == DataType::float64);
     CHECK(npy_type("|u4") == DataType::uint32);
+    CHECK(npy_type("|i1") == DataType::int8);
+    CHECK(npy_type("<u1") == DataType::uint8);
+    CHECK(npy_type("<i2") == DataType::int16);
+    CHECK(npy_type("=u2") == DataType::uint16);
+    CHECK(npy_type("<f2") == DataType::float16);
+    CHECK(npy_type("|b1") == DataType::boolean);
 }
 
 TEST_CASE("other dtypes are refused, big-endian ones with how to convert them", "[file_input]") {
-    for (const char* descr : {"<f2", "|O", "<c8", "|i1", "<i2", "", "<f16", "float64"}) {
+    for (const char* descr : {"|O", "<c8", "<V2", "", "<f16", "float64"}) {
         INFO(descr);
         CHECK_THROWS_WITH(npy_type(descr),
                           Catch::Contains("unsupported dtype '" + std::string(descr) + "'"));

@@ -1,6 +1,7 @@
 #include "catch_compat.hpp"
 #include "clreduce/errors.hpp"
 #include "clreduce/policy.hpp"
+#include "clreduce/source.hpp"
 
 using namespace clreduce;
 
@@ -60,6 +61,10 @@ std::string proven_ptx() {
            "-1;\n\tmembar.gl;\n\tld.volatile.global.u32 %r2, [%rd2];\n}\n";
 }
 
+std::string int32_types() {
+    return type_options(DataType::int32, DataType::int32);
+}
+
 } // namespace
 
 TEST_CASE("a CPU's policy: the tree, ordered atomics, contiguous runs, SIMD-wide work-groups",
@@ -71,8 +76,9 @@ TEST_CASE("a CPU's policy: the tree, ordered atomics, contiguous runs, SIMD-wide
     expected.ordering = FinishOrdering::memory_model;
     expected.contiguous_runs = true;
     expected.simd_sized_work_groups = true;
-    expected.build_options = "-D REDUCE_VALUE=int -D REDUCE_VALUE4=int4 -cl-std=CL3.0 "
-                             "-D REDUCE_ORDERED_ATOMICS -D REDUCE_CONTIGUOUS";
+    expected.build_options = int32_types() + " -cl-std=CL3.0 "
+                                             "-D REDUCE_ORDERED_ATOMICS -D REDUCE_CONTIGUOUS";
+    expected.partials_build_options = expected.build_options;
     CHECK(built == expected);
 
     // The preferred multiple; 4 work-groups per compute unit, at 256 KiB of int each past one
@@ -89,7 +95,10 @@ TEST_CASE("NVIDIA's policy: PTX fences, kept only where the binary proves them",
     expected.recipe = recipe;
     expected.finish = Finish::last_group;
     expected.ordering = FinishOrdering::proven_fences;
-    expected.build_options = "-D REDUCE_VALUE=float -D REDUCE_VALUE4=float4 -D REDUCE_PTX_FENCES";
+    expected.accumulator = DataType::float32;
+    expected.build_options =
+        type_options(DataType::float32, DataType::float32) + " -D REDUCE_PTX_FENCES";
+    expected.partials_build_options = expected.build_options;
     CHECK(built == expected);
 
     expected.shape = {1024, 16, 528}; // as large as the kernel allows
@@ -112,8 +121,10 @@ TEST_CASE("an OpenCL C 2.0 device's policy: its best path, or a sub-group path o
     expected.finish = Finish::last_group;
     expected.ordering = FinishOrdering::memory_model;
     expected.smallest_work_group = 4;
-    expected.build_options = "-D REDUCE_VALUE=double -D REDUCE_VALUE4=double4 -cl-std=CL2.0 "
-                             "-D REDUCE_PATH_SUB_GROUP -D REDUCE_ORDERED_ATOMICS";
+    expected.accumulator = DataType::float64;
+    expected.build_options = type_options(DataType::float64, DataType::float64) +
+                             " -cl-std=CL2.0 -D REDUCE_PATH_SUB_GROUP -D REDUCE_ORDERED_ATOMICS";
+    expected.partials_build_options = expected.build_options;
     CHECK(built == expected);
 
     expected.shape = {4, 16, 256}; // 2 asked for, 4 the least the path runs with
@@ -127,7 +138,8 @@ TEST_CASE("an OpenCL 1.2 device's policy: the last-group finish falls back to pa
     expected.ordering = FinishOrdering::proven_fences;
     expected.contiguous_runs = true;
     expected.simd_sized_work_groups = true;
-    expected.build_options = "-D REDUCE_VALUE=int -D REDUCE_VALUE4=int4 -D REDUCE_CONTIGUOUS";
+    expected.build_options = int32_types() + " -D REDUCE_CONTIGUOUS";
+    expected.partials_build_options = expected.build_options;
     CHECK(built == expected);
 
     expected.finish = Finish::passes;
@@ -145,4 +157,36 @@ TEST_CASE("a policy refuses what the device cannot run", "[policy]") {
     too_large.work_group_size = 2048;
     CHECK_THROWS_WITH(settle(policy_for(nvidia(), too_large), nvidia(), {1024, 0, 32}, proven_ptx),
                       Catch::Contains("at most 1024 work-items, CL_KERNEL_WORK_GROUP_SIZE"));
+}
+
+TEST_CASE("a policy takes the tree for an op without a built-in, and refuses bad expressions",
+          "[policy]") {
+    Recipe product;
+    product.op = Op::prod;
+    CHECK(policy_for(opencl_2(), product).path == Path::tree);
+    product.path = Path::work_group;
+    CHECK_THROWS_WITH(policy_for(opencl_2(), product), Catch::Contains("only the tree"));
+
+    Recipe custom;
+    custom.op = Op::custom;
+    custom.user = {"a * b", "1", ""};
+    CHECK(policy_for(opencl_2(), custom).path == Path::tree);
+    custom.user.identity.clear();
+    CHECK_THROWS_WITH(policy_for(opencl_2(), custom), Catch::Contains("needs both"));
+    Recipe any;
+    any.op = Op::any;
+    any.user.map = "x * x";
+    CHECK_THROWS_WITH(policy_for(opencl_2(), any), Catch::Contains("takes no other map"));
+    Recipe truncating;
+    truncating.type = DataType::float16;
+    truncating.accumulate = DataType::int32;
+    CHECK_THROWS_WITH(policy_for(opencl_2(), truncating),
+                      Catch::Contains("float16 values cannot accumulate in int32"));
+    Recipe narrow;
+    narrow.type = DataType::int8;
+    narrow.accumulate = DataType::int16;
+    CHECK_THROWS_WITH(policy_for(opencl_2(), narrow), Catch::Contains("is not one of"));
+    Recipe bytes;
+    bytes.type = DataType::uint8;
+    CHECK(policy_for(opencl_2(), bytes).accumulator == DataType::uint64);
 }

@@ -38,16 +38,88 @@ TEST_CASE("min and max see the extremes of every type", "[reference]") {
     CHECK(reduce(Op::min, std::vector<cl_float>{1.0f, -3.5f, 2.0f}) == Scalar(cl_float{-3.5f}));
 }
 
-TEST_CASE("floating-point min and max ignore a NaN, as OpenCL C's fmin and fmax do",
+TEST_CASE("floating-point nanmin and nanmax ignore a NaN, as np.nanmin and OpenCL C's fmin do",
           "[reference]") {
     const auto nan = std::numeric_limits<cl_float>::quiet_NaN();
-    CHECK(reduce(Op::min, std::vector<cl_float>{nan, 2.0f, 1.0f}) == Scalar(cl_float{1.0f}));
-    CHECK(reduce(Op::max, std::vector<cl_float>{2.0f, nan}) == Scalar(cl_float{2.0f}));
+    CHECK(reduce(Op::nanmin, std::vector<cl_float>{nan, 2.0f, 1.0f}) == Scalar(cl_float{1.0f}));
+    CHECK(reduce(Op::nanmax, std::vector<cl_float>{2.0f, nan}) == Scalar(cl_float{2.0f}));
 }
 
-TEST_CASE("min and max of NaN alone give the identity, so never NaN", "[reference]") {
-    CHECK(reduce(Op::min, std::vector<cl_float>{NAN, NAN}) == Scalar(cl_float{INFINITY}));
-    CHECK(reduce(Op::max, std::vector<cl_double>{NAN}) == Scalar(cl_double{-INFINITY}));
+TEST_CASE("nanmin and nanmax of NaN alone give NaN, as NumPy's do", "[reference]") {
+    CHECK(std::isnan(std::get<cl_float>(reduce(Op::nanmin, std::vector<cl_float>{NAN, NAN}))));
+    CHECK(std::isnan(std::get<cl_double>(reduce(Op::nanmax, std::vector<cl_double>{NAN}))));
+}
+
+TEST_CASE("floating-point min and max propagate NaN, as np.min and np.max do", "[reference]") {
+    const auto nan = std::numeric_limits<cl_double>::quiet_NaN();
+    const auto inf = std::numeric_limits<cl_double>::infinity();
+    for (const auto op : {Op::min, Op::max}) {
+        INFO(name_of(op));
+        CHECK(std::isnan(std::get<cl_double>(reduce(op, std::vector<cl_double>{1, nan, 2}))));
+        CHECK(std::isnan(std::get<cl_double>(reduce(op, std::vector<cl_double>{nan}))));
+        CHECK(std::isnan(std::get<cl_double>(reduce(op, std::vector<cl_double>{inf, nan, -inf}))));
+    }
+    CHECK(reduce(Op::min, std::vector<cl_double>{inf, -inf}) == Scalar(-inf));
+    CHECK(reduce(Op::max, std::vector<cl_double>{inf, -inf}) == Scalar(inf));
+}
+
+TEST_CASE("small types accumulate as NumPy's sums do", "[reference]") {
+    CHECK(reduce(Op::sum, std::vector<cl_char>{127, 127, 127}) == Scalar(cl_long{381}));
+    CHECK(reduce(Op::sum, std::vector<cl_char>{-128, -128}) == Scalar(cl_long{-256}));
+    CHECK(reduce(Op::sum, std::vector<cl_uchar>{255, 255}) == Scalar(cl_ulong{510}));
+    CHECK(reduce(Op::sum, std::vector<cl_short>{-32768, -1}) == Scalar(cl_long{-32769}));
+    CHECK(reduce(Op::sum, std::vector<cl_ushort>{65535, 1}) == Scalar(cl_ulong{65536}));
+    CHECK(reduce(Op::sum, std::vector<Boolean>{{1}, {0}, {1}}) == Scalar(cl_ulong{2}));
+    CHECK(reduce(Op::sum, std::vector<Half>{to_half(0.5f), to_half(1024)}) ==
+          Scalar(cl_float{1024.5f}));
+    CHECK(reduce(Op::max, std::vector<BFloat16>{to_bfloat16(-3), to_bfloat16(2.5f)}) ==
+          Scalar(cl_float{2.5f}));
+    CHECK(host_reduce(Op::sum, HostValues(std::vector<cl_int>{INT_MAX, 1}), 2, DataType::int64)
+              .value == Scalar(cl_long{2147483648}));
+}
+
+TEST_CASE("products wrap like sums; any and all say whether some or every value is nonzero",
+          "[reference]") {
+    CHECK(reduce(Op::prod, std::vector<cl_int>{65536, 65536, 3}) == Scalar(cl_int{0}));
+    CHECK(reduce(Op::prod, std::vector<cl_int>{-3, 5, 7}) == Scalar(cl_int{-105}));
+    CHECK(reduce(Op::prod, std::vector<cl_uint>{0x80000001u, 3}) == Scalar(cl_uint{0x80000003u}));
+    CHECK(reduce(Op::prod, std::vector<cl_char>{-128, -128, -128}) == Scalar(cl_long{-2097152}));
+    CHECK(reduce(Op::prod, std::vector<cl_double>{0.5, -4, 3}) == Scalar(cl_double{-6}));
+    CHECK(reduce(Op::any, std::vector<cl_int>{0, 0, 7}) == Scalar(cl_uint{1}));
+    CHECK(reduce(Op::any, std::vector<cl_float>{0, -0.0f}) == Scalar(cl_uint{0}));
+    CHECK(reduce(Op::any, std::vector<cl_float>{0, NAN}) == Scalar(cl_uint{1}));
+    CHECK(reduce(Op::all, std::vector<cl_int>{1, 2, 0}) == Scalar(cl_uint{0}));
+    CHECK(reduce(Op::all, std::vector<Boolean>{{1}, {1}}) == Scalar(cl_uint{1}));
+    CHECK(reduce(Op::all, std::vector<cl_double>{}) == Scalar(cl_uint{1}));
+    CHECK(result_text(Op::all, Scalar(cl_uint{1})) == "true");
+    CHECK(result_text(Op::any, Scalar(cl_uint{0})) == "false");
+}
+
+TEST_CASE("half and bfloat16 convert to and from float, rounding to nearest even", "[reference]") {
+    CHECK(to_half(1.0f).bits == 0x3c00);
+    CHECK(to_half(-2.0f).bits == 0xc000);
+    CHECK(to_half(65504.0f).bits == 0x7bff);
+    CHECK(to_half(65520.0f).bits == 0x7c00); // rounds past the largest: infinity
+    CHECK(to_half(65519.0f).bits == 0x7bff);
+    CHECK(to_half(0x1p-24f).bits == 0x0001);        // the smallest subnormal
+    CHECK(to_half(0x1p-25f).bits == 0x0000);        // a tie, to even: zero
+    CHECK(to_half(0x1.8p-24f).bits == 0x0002);      // a tie, to even: 2
+    CHECK(to_half(1.0f + 0x1p-11f).bits == 0x3c00); // a tie, to even
+    CHECK(to_half(1.0f + 0x3p-11f).bits == 0x3c02);
+    CHECK(to_half(-0.0f).bits == 0x8000);
+    CHECK(to_half(INFINITY).bits == 0x7c00);
+    CHECK((to_half(NAN).bits & 0x7fff) > 0x7c00);
+    for (std::uint32_t bits = 0; bits < 0x10000; ++bits) {
+        const Half half{static_cast<std::uint16_t>(bits)};
+        const float value = to_float(half);
+        if (!std::isnan(value))
+            REQUIRE(to_half(value) == half);
+    }
+    CHECK(to_float(Half{0x3555}) == 0x1.554p-2f);
+    CHECK(to_bfloat16(1.0f).bits == 0x3f80);
+    CHECK(to_bfloat16(1.0f + 0x1p-8f).bits == 0x3f80); // a tie, to even
+    CHECK(to_bfloat16(1.0f + 0x3p-8f).bits == 0x3f82);
+    CHECK(to_float(BFloat16{0xc040}) == -3.0f);
 }
 
 TEST_CASE("a floating-point sum with a NaN or an infinity is what IEEE addition makes it",
@@ -105,18 +177,24 @@ TEST_CASE("floating-point sums are exact, with the sum of magnitudes beside them
 TEST_CASE("the host reference agrees with a plain loop on random input", "[reference]") {
     // A floating-point sum too: its random values are small integers, exact in any order.
     for (const auto& type : all_types())
-        for (const auto op : {Op::sum, Op::min, Op::max}) {
-            INFO(type.name << " " << name_of(op));
-            const auto values = random_values(type.type, op, 300017, 7);
-            std::visit(
-                [&](const auto& vector) {
-                    using T = typename std::decay_t<decltype(vector)>::value_type;
-                    T expected = identity_of<T>(op);
-                    for (const auto value : vector)
-                        expected = combine(op, expected, value);
-                    CHECK(host_reduce(op, values, vector.size()).value == Scalar(expected));
-                },
-                values);
+        for (const auto& op : all_ops()) {
+            if (op.op == Op::custom) // no host twin
+                continue;
+            INFO(type.name << " " << op.name);
+            const auto values = random_values(type.type, op.op, 300017, 7);
+            const auto accumulator = accumulator_for(type.type, op.op);
+            const auto expected = visit_accumulator(accumulator, [&](auto zero) {
+                using A = decltype(zero);
+                return std::visit(
+                    [&](const auto& vector) {
+                        A result = identity_of<A>(op.op);
+                        for (const auto value : vector)
+                            result = combine(op.op, result, to_accumulator<A>(op.op, value));
+                        return Scalar(result);
+                    },
+                    values);
+            });
+            CHECK(same_value(host_reduce(op.op, values, length_of(values)).value, expected));
         }
 }
 
@@ -191,4 +269,41 @@ TEST_CASE("memory sizes print in one set of binary units", "[types]") {
     CHECK(bytes_text(std::uint64_t{1} << 32, 4) == "16.0 GiB");
     CHECK(bytes_text(std::uint64_t{1} << 60, 4) == "4.0 EiB");
     CHECK(bytes_text(UINT64_MAX, 8) == "128.0 EiB");
+}
+
+TEST_CASE("the host applies the maps it recognises as the kernel does", "[reference]") {
+    CHECK(host_map("x * x") == HostMap::square);
+    CHECK(host_map("x*x") == HostMap::square);
+    CHECK(host_map("fabs(x)") == HostMap::absolute);
+    CHECK(host_map("x != 0") == HostMap::nonzero);
+    CHECK(host_map("") == HostMap::none);
+    CHECK(!host_map("x * i"));
+    const HostValues ints(std::vector<cl_int>{3, -4, 0, 65536});
+    // 65536^2 wraps to 0 in int, as the kernel's x * x does.
+    CHECK(host_reduce(Op::sum, ints, 4, {}, HostMap::square).value == Scalar(cl_int{25}));
+    CHECK(host_reduce(Op::sum, ints, 4, {}, HostMap::nonzero).value == Scalar(cl_int{3}));
+    const HostValues bytes(std::vector<cl_char>{-128, 127});
+    CHECK(host_reduce(Op::sum, bytes, 2, {}, HostMap::square).value ==
+          Scalar(cl_long{16384 + 16129}));
+    const HostValues doubles(std::vector<cl_double>{-2.5, 1.5});
+    CHECK(host_reduce(Op::max, doubles, 2, {}, HostMap::absolute).value == Scalar(cl_double{2.5}));
+    CHECK_THROWS_WITH(host_reduce(Op::custom, doubles, 2), Catch::Contains("no host reference"));
+}
+
+TEST_CASE("each type's row is consistent: its place, its host type, its accumulator, its dtype",
+          "[reference]") {
+    std::set<std::string> dtypes;
+    for (std::size_t i = 0; i < all_types().size(); ++i) {
+        const auto& type = all_types()[i];
+        INFO(type.name);
+        CHECK(static_cast<std::size_t>(type.type) == i);
+        CHECK(visit_type(type.type, [](auto zero) { return sizeof zero; }) == type.size);
+        CHECK(accumulates(type.accumulator));
+        CHECK(info(type.accumulator).floating() == type.floating());
+        if (type.npy)
+            CHECK(dtypes.insert(std::string(type.npy).substr(1)).second);
+    }
+    for (std::size_t i = 0; i < all_ops().size(); ++i)
+        CHECK(static_cast<std::size_t>(all_ops()[i].op) == i);
+    CHECK(all_ops().size() == op_count);
 }

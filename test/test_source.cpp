@@ -10,61 +10,103 @@
 using namespace clreduce;
 namespace fs = std::filesystem;
 
-TEST_CASE("integer sums wrap around in the unsigned twin; min and max start from the "
-          "type's extremes",
-          "[source]") {
-    const auto sum = op_definitions(Op::sum, Path::tree, DataType::int32);
-    CHECK_THAT(sum,
-               Catch::Contains("int op(int a, int b) { return as_int(as_uint(a) + as_uint(b)); }"));
-    CHECK_THAT(sum, Catch::Contains("int4 op4(int4 a, int4 b) { return as_int4(as_uint4(a) + "
-                                    "as_uint4(b)); }"));
-    CHECK_THAT(sum, Catch::Contains("int identity(void) { return 0; }"));
-    const auto long_sum = op_definitions(Op::sum, Path::tree, DataType::int64);
-    CHECK_THAT(long_sum, Catch::Contains("return as_long(as_ulong(a) + as_ulong(b));"));
-    const auto min = op_definitions(Op::min, Path::tree, DataType::int32);
-    CHECK_THAT(min, Catch::Contains("min(a, b)"));
-    CHECK_THAT(min, Catch::Contains("return INT_MAX;"));
-    const auto max = op_definitions(Op::max, Path::tree, DataType::uint64);
-    CHECK_THAT(max, Catch::Contains("ulong op(ulong a, ulong b) { return max(a, b); }"));
-    CHECK_THAT(max, Catch::Contains("ulong identity(void) { return 0; }"));
+namespace {
+
+/// The definitions for values of `type` in their own type.
+std::string definitions(Op op, Path path, DataType type) {
+    return op_definitions(op, path, type, type);
 }
 
-TEST_CASE("floating-point sums add plainly; min and max are fmin and fmax from the infinities",
+} // namespace
+
+TEST_CASE("integer sums and products wrap around in the unsigned twin; min and max start from "
+          "the type's extremes",
           "[source]") {
-    const auto sum = op_definitions(Op::sum, Path::tree, DataType::float32);
-    CHECK_THAT(sum, Catch::Contains("float op(float a, float b) { return a + b; }"));
-    const auto max = op_definitions(Op::max, Path::tree, DataType::float64);
-    CHECK_THAT(max, Catch::Contains("double4 op4(double4 a, double4 b) { return fmax(a, b); }"));
-    CHECK_THAT(max, Catch::Contains("double identity(void) { return -INFINITY; }"));
+    const auto sum = definitions(Op::sum, Path::tree, DataType::int32);
+    CHECK_THAT(sum,
+               Catch::Contains(
+                   "accum_t op(accum_t a, accum_t b) { return as_int(as_uint(a) + as_uint(b)); }"));
+    CHECK_THAT(sum, Catch::Contains("accum4_t op4(accum4_t a, accum4_t b) { return "
+                                    "as_int4(as_uint4(a) + as_uint4(b)); }"));
+    CHECK_THAT(sum, Catch::Contains("accum_t identity(void) { return 0; }"));
+    const auto long_sum = definitions(Op::sum, Path::tree, DataType::int64);
+    CHECK_THAT(long_sum, Catch::Contains("return as_long(as_ulong(a) + as_ulong(b));"));
+    const auto product = definitions(Op::prod, Path::tree, DataType::uint32);
+    CHECK_THAT(product, Catch::Contains("return as_uint(as_uint(a) * as_uint(b));"));
+    CHECK_THAT(product, Catch::Contains("accum_t identity(void) { return 1; }"));
+    const auto min = definitions(Op::min, Path::tree, DataType::int32);
+    CHECK_THAT(min, Catch::Contains("min(a, b)"));
+    CHECK_THAT(min, Catch::Contains("return INT_MAX;"));
+    const auto max = definitions(Op::max, Path::tree, DataType::uint64);
+    CHECK_THAT(max, Catch::Contains("accum_t op(accum_t a, accum_t b) { return max(a, b); }"));
+    CHECK_THAT(max, Catch::Contains("accum_t identity(void) { return 0; }"));
+}
+
+TEST_CASE("floating-point min and max propagate NaN; nanmin and nanmax are fmin and fmax from "
+          "NaN",
+          "[source]") {
+    const auto sum = definitions(Op::sum, Path::tree, DataType::float32);
+    CHECK_THAT(sum, Catch::Contains("accum_t op(accum_t a, accum_t b) { return a + b; }"));
+    const auto max = definitions(Op::max, Path::tree, DataType::float64);
+    CHECK_THAT(max, Catch::Contains("return isunordered(a, b) ? a + b : fmax(a, b);"));
+    CHECK_THAT(max, Catch::Contains("accum_t identity(void) { return -INFINITY; }"));
+    const auto nanmax = definitions(Op::nanmax, Path::tree, DataType::float64);
+    CHECK_THAT(nanmax,
+               Catch::Contains("accum4_t op4(accum4_t a, accum4_t b) { return fmax(a, b); }"));
+    CHECK_THAT(nanmax, Catch::Contains("accum_t identity(void) { return NAN; }"));
+}
+
+TEST_CASE("values are loaded by their row and mapped to the accumulator", "[source]") {
+    const auto own = definitions(Op::sum, Path::tree, DataType::int32);
+    CHECK_THAT(own, Catch::Contains("value4_t load4(global const input_t* in, ulong v) { return "
+                                    "((global const value4_t*)in)[v]; }"));
+    CHECK_THAT(own, Catch::Contains("accum4_t map4(value4_t x, ulong i) { return x; }"));
+    const auto bytes = op_definitions(Op::sum, Path::tree, DataType::int8, DataType::int64);
+    CHECK_THAT(bytes, Catch::Contains("accum4_t map4(value4_t x, ulong i) { return "
+                                      "convert_long4(x); }"));
+    const auto half = op_definitions(Op::sum, Path::tree, DataType::float16, DataType::float32);
+    CHECK_THAT(half, Catch::Contains("return vload_half4(v, in);"));
+    CHECK_THAT(half, Catch::Contains("accum4_t map4(value4_t x, ulong i) { return x; }"));
+    const auto brain = op_definitions(Op::max, Path::tree, DataType::bfloat16, DataType::float32);
+    CHECK_THAT(brain, Catch::Contains("return as_float((uint)in[i] << 16);"));
+    const auto any = op_definitions(Op::any, Path::tree, DataType::float64, DataType::uint32);
+    CHECK_THAT(any, Catch::Contains("accum_t map(value_t x, ulong i) { return x != 0; }"));
+    CHECK_THAT(any, Catch::Contains("accum_t op(accum_t a, accum_t b) { return a | b; }"));
+    CHECK(type_options(DataType::float16, DataType::float32) ==
+          "-D REDUCE_INPUT=half -D REDUCE_VALUE=float -D REDUCE_VALUE4=float4 -D "
+          "REDUCE_ACCUM=float -D REDUCE_ACCUM4=float4");
 }
 
 TEST_CASE("only the chosen path's built-in is referenced", "[source]") {
-    const auto tree = op_definitions(Op::sum, Path::tree, DataType::int32);
+    const auto tree = definitions(Op::sum, Path::tree, DataType::int32);
     CHECK_THAT(tree, !Catch::Contains("work_group_reduce") && !Catch::Contains("sub_group_reduce"));
 
-    const auto work_group = op_definitions(Op::sum, Path::work_group, DataType::int32);
-    CHECK_THAT(work_group, Catch::Contains("int work_group_reduce_op(int x) { return "
+    const auto work_group = definitions(Op::sum, Path::work_group, DataType::int32);
+    CHECK_THAT(work_group, Catch::Contains("accum_t work_group_reduce_op(accum_t x) { return "
                                            "as_int(work_group_reduce_add(as_uint(x))); }"));
     CHECK_THAT(work_group, !Catch::Contains("sub_group_reduce"));
 
-    const auto sub_group = op_definitions(Op::min, Path::sub_group, DataType::int32);
-    CHECK_THAT(
-        sub_group,
-        Catch::Contains("int sub_group_reduce_op(int x) { return sub_group_reduce_min(x); }"));
+    const auto sub_group = definitions(Op::min, Path::sub_group, DataType::int32);
+    CHECK_THAT(sub_group, Catch::Contains("accum_t sub_group_reduce_op(accum_t x) { return "
+                                          "sub_group_reduce_min(x); }"));
     CHECK_THAT(sub_group, !Catch::Contains("work_group_reduce"));
 
-    const auto float_sum = op_definitions(Op::sum, Path::sub_group, DataType::float32);
-    CHECK_THAT(float_sum, Catch::Contains("float sub_group_reduce_op(float x) { return "
+    const auto float_sum = definitions(Op::sum, Path::sub_group, DataType::float32);
+    CHECK_THAT(float_sum, Catch::Contains("accum_t sub_group_reduce_op(accum_t x) { return "
                                           "sub_group_reduce_add(x); }"));
-    const auto max = op_definitions(Op::max, Path::work_group, DataType::uint32);
+    const auto max = definitions(Op::max, Path::work_group, DataType::uint32);
     CHECK_THAT(max, Catch::Contains("return work_group_reduce_max(x);"));
+    CHECK(has_builtin(Op::max, DataType::uint32));
+    CHECK(!has_builtin(Op::max, DataType::float32)); // NaN in the built-ins is left open
+    CHECK(!has_builtin(Op::prod, DataType::int32));
 }
 
 TEST_CASE("the definitions are appended after the kernel's declarations", "[source]") {
-    const auto source =
-        complete_kernel_source("int op(int a, int b);\n", Op::min, Path::tree, DataType::int32);
-    CHECK(source.rfind("int op(int a, int b);\n", 0) == 0);
-    CHECK(source.find("int op(int a, int b) {") > source.find("int op(int a, int b);"));
+    const auto source = complete_kernel_source("accum_t op(accum_t a, accum_t b);\n", Op::min,
+                                               Path::tree, DataType::int32, DataType::int32);
+    CHECK(source.rfind("accum_t op(accum_t a, accum_t b);\n", 0) == 0);
+    CHECK(source.find("accum_t op(accum_t a, accum_t b) {") >
+          source.find("accum_t op(accum_t a, accum_t b);"));
 }
 
 TEST_CASE("kernel files are read from the first folder that has them", "[source]") {

@@ -60,6 +60,10 @@ std::vector<std::uint64_t> sweep_lengths_for(const Reducer& reducer, int count,
     return {lengths.begin(), lengths.end()};
 }
 
+/// Whether T is one of the six types combinations() reduces (the sweep's input).
+template <typename T>
+constexpr bool is_accumulator = std::is_arithmetic_v<T> && sizeof(T) >= 4;
+
 /// A value in a narrow band at the `top` (or the bottom) of T's range, from random `value`.
 template <typename T>
 T in_band(T value, bool top) {
@@ -83,16 +87,18 @@ HostValues sweep_input(DataType type, Op op) {
     std::visit(
         [&](auto& vector) {
             using T = typename std::decay_t<decltype(vector)>::value_type;
-            const T lowest = std::numeric_limits<T>::lowest();
-            const T highest = std::numeric_limits<T>::max();
-            for (std::size_t i = 0; i < vector.size(); ++i) {
-                if (op == Op::sum) {
-                    if (std::is_integral_v<T> && i % 7 == 0)
-                        vector[i] = i % 2 == 1 ? lowest : highest;
-                    continue;
+            if constexpr (is_accumulator<T>) {
+                const T lowest = std::numeric_limits<T>::lowest();
+                const T highest = std::numeric_limits<T>::max();
+                for (std::size_t i = 0; i < vector.size(); ++i) {
+                    if (op == Op::sum) {
+                        if (std::is_integral_v<T> && i % 7 == 0)
+                            vector[i] = i % 2 == 1 ? lowest : highest;
+                        continue;
+                    }
+                    vector[i] = i % 7 == 0 ? (op == Op::min ? highest : lowest)
+                                           : in_band(vector[i], op == Op::min);
                 }
-                vector[i] = i % 7 == 0 ? (op == Op::min ? highest : lowest)
-                                       : in_band(vector[i], op == Op::min);
             }
         },
         values);
@@ -101,7 +107,7 @@ HostValues sweep_input(DataType type, Op op) {
 
 /// The value planted to be found: the lowest for min, the highest for max.
 Scalar planted(DataType type, Op op) {
-    return visit_type(type, [&](auto zero) -> Scalar {
+    return visit_accumulator(type, [&](auto zero) -> Scalar {
         using T = decltype(zero);
         return op == Op::min ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
     });
@@ -109,7 +115,14 @@ Scalar planted(DataType type, Op op) {
 
 /// The value at `index`, as a Scalar.
 Scalar value_at(const HostValues& values, std::uint64_t index) {
-    return std::visit([&](const auto& vector) -> Scalar { return vector[index]; }, values);
+    return std::visit(
+        [&](const auto& vector) -> Scalar {
+            if constexpr (is_accumulator<typename std::decay_t<decltype(vector)>::value_type>)
+                return vector[index];
+            else
+                throw std::logic_error("the sweep reduces the six accumulator types only");
+        },
+        values);
 }
 
 /// Sets the value at `index` on the host and on the device.
@@ -118,7 +131,8 @@ void set_value(HostValues& values, const DeviceQueue& queue, const cl::Buffer& b
     std::visit(
         [&](auto& vector) {
             using T = typename std::decay_t<decltype(vector)>::value_type;
-            vector[index] = std::get<T>(value);
+            if constexpr (is_accumulator<T>)
+                vector[index] = std::get<T>(value);
         },
         values);
     write_value(queue, buffer, index, value);

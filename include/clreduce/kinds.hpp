@@ -1,12 +1,12 @@
 #pragma once
-// The choices that shape a reduction: what is reduced (the op), how a work-group combines
+// The choices that shape a reduction: what is reduced (the op, ops.hpp), how a work-group combines
 // its work-items' values (the path), and how the work-groups' results meet (the finish).
+
+#include "clreduce/ops.hpp"
 
 #include <string>
 
 namespace clreduce {
-
-enum class Op { sum, min, max };
 
 /// How a work-group combines its work-items' values, best first.
 enum class Path {
@@ -27,7 +27,6 @@ enum class Factor {
     textbook, // 2 x the work-group size, as in the published sample
 };
 
-std::string name_of(Op op);
 std::string name_of(Path path);
 std::string name_of(Factor factor);
 std::string name_of(Finish finish);

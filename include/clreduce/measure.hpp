@@ -65,18 +65,21 @@ enum class Check {
 /// "exact", "bound", "unchecked" or "skipped".
 std::string name_of(Check check);
 
-/// How a result of `op` on `type` is checked against `reference`: exactly for integers, min
-/// and max; for a floating-point sum, unchecked where the finite values' magnitudes add up to
-/// half the type's largest value or more, exactly where the reference is a NaN or an infinity
-/// (the input's own), where the values are clreduce's draw (floats whose magnitudes add up
-/// to 2^35 at most, some 7.6e9 of them; doubles at any length), or where every finite value is a
-/// multiple of a power of two q (their grain, at least the type's smallest normal value) and
-/// their magnitudes add up to less than 2^digits * q (then every partial sum in any order is
-/// exact); else within the bound.
+/// How a result of `op` accumulated in `type` is checked against `reference`: exactly for
+/// integers and every op but a sum or product; a floating-point product drawn by clreduce
+/// (-1 and 1) exactly, else within a bound relative to it; for a floating-point sum, unchecked
+/// where the finite values' magnitudes add up to half the type's largest value or more, exactly
+/// where the reference is a NaN or an infinity (the input's own), where the values are clreduce's
+/// draw (floats whose magnitudes add up to 2^35 at most, some 7.6e9 of them; doubles at any
+/// length), or where every finite value is a multiple of a power of two q (their grain, at least
+/// the type's smallest normal value) and their magnitudes add up to less than 2^digits * q (then
+/// every partial sum in any order is exact); else within the bound.
 Check check_for(DataType type, Op op, const Reference& reference, Origin origin);
 
 struct Measurement {
-    DataType type = DataType::int32;
+    DataType type = DataType::int32; // of the input values
+    Op op = Op::sum;
+    DataType accumulator = DataType::int32; // of the results
     std::uint64_t length = 0;
     std::vector<Reduction> runs; // the timed runs, warm-up excluded
     // The same reductions on a queue without profiling, timed for the host's wait; empty
@@ -88,6 +91,11 @@ struct Measurement {
     Statistic host_reference_us;
     std::optional<Statistic> stream_read_us; // with a StreamRead, interleaved with the runs
 
+    /// An empty measurement of `length` values of what `reducer` reduces.
+    static Measurement of(const Reducer& reducer, std::uint64_t length);
+
+    /// The first run's result as the user reads it (result_text()).
+    std::string result_text() const;
     /// Whether `value` passes the check against the host reference.
     bool matches(const Scalar& value) const;
     /// Every timed result: the runs', then the waits'.
@@ -112,6 +120,16 @@ struct Measurement {
 Measurement measure(Reducer& reducer, const DeviceQueue& queues, const DeviceInput& input,
                     const ValuesView& values, std::uint64_t length, const Repeats& repeats,
                     StreamRead* stream_read, bool check = true);
+
+/// The reference for what `reducer` reduces over `values` (held on the device as `pieces`):
+/// host_reduce() where the host computes the op and the map (a built-in op, with no map or
+/// x * x, fabs(x), x != 0), else Reducer::reduce_in_order() on `queue`.
+Reference reference_for(Reducer& reducer, const cl::CommandQueue& queue,
+                        const std::vector<Piece>& pieces, const ValuesView& values);
+
+/// How reference_for() computes the reference for `recipe`: host_reduce_method(), or in index
+/// order on the device.
+std::string reference_method(const Recipe& recipe);
 
 /// Calls run(false) once to warm up if asked, then run(true) `iterations` times.
 template <typename Run>

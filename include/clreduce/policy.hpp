@@ -25,6 +25,8 @@ namespace clreduce {
 struct Recipe {
     DataType type = DataType::int32;
     Op op = Op::sum;
+    std::optional<DataType> accumulate; // nullopt: accumulator_for(type, op)
+    Expressions user; // Op::custom's reduce and identity, and a map for any op but any and all
     std::optional<Path> path;        // nullopt: best_path() of the device's report
     Factor factor = Factor::device;  // how much each pass shrinks its input
     std::optional<Finish> finish;    // nullopt: auto, one launch where the device allows it
@@ -41,21 +43,24 @@ struct KernelLimits {
 
 /// How a reduction is built and launched.
 struct Policy {
-    Recipe recipe;                  // what was asked for
-    Path path = Path::tree;         // the recipe's, else the best the device reports
+    Recipe recipe;                          // what was asked for
+    DataType accumulator = DataType::int32; // accumulator_for() the recipe
+    Path path = Path::tree;         // the recipe's, else the best the device reports for the op
     Finish finish = Finish::passes; // policy_for: the one built for; settle: the one run
     FinishOrdering ordering = FinishOrdering::memory_model; // of a last-group finish's atomics
     bool contiguous_runs = false; // each work-item reads a contiguous run, not a stride (CPUs)
     bool simd_sized_work_groups = false; // aim for the kernel's preferred multiple (CPUs)
     std::size_t smallest_work_group = 1; // the least the path runs with
-    std::string build_options;           // build_options() of the above
+    std::string build_options;           // build_options() of the above, for the input
+    std::string partials_build_options;  // the same for passes over partials
     PassShape shape;                     // settle: the work-group size, how passes are cut
 };
 bool operator==(const Policy& a, const Policy& b);
 
 /// Everything the program's build needs, from the device's report. Throws
-/// Error(Errc::unsupported) for a last-group finish with the textbook factor and for a type
-/// the device cannot hold.
+/// Error(Errc::unsupported) for a last-group finish with the textbook factor, for a type
+/// (or accumulator) the device cannot hold, for an accumulator the values cannot be reduced
+/// in, and for a collective path the op has no built-in for.
 Policy policy_for(const DeviceReport& report, const Recipe& recipe);
 
 /// The rest, once the kernels are built: the finish confirmed (confirm_finish, which asks for

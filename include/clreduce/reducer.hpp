@@ -120,7 +120,10 @@ public:
     /// How this reducer is built and launched; the accessors below read it.
     const Policy& policy() const { return policy_; }
     DataType type() const { return policy_.recipe.type; }
-    std::size_t value_size() const { return info(type()).size; }
+    std::size_t value_size() const { return info(type()).size; } // of an input value
+    /// The type of partials and results (accumulator_for() the recipe).
+    DataType accumulator() const { return policy_.accumulator; }
+    std::size_t accumulator_size() const { return info(accumulator()).size; }
     Op op() const { return policy_.recipe.op; }
     Path path() const { return policy_.path; }
     Factor factor() const { return policy_.recipe.factor; }
@@ -142,7 +145,7 @@ public:
     Scalar reduce(const cl::CommandQueue& queue, const cl::Buffer& input, std::uint64_t first,
                   std::uint64_t count);
 
-    /// reduce(), as T (cl_int ... cl_double), which must be the recipe's type: else
+    /// reduce(), as T (cl_int ... cl_double), which must be the accumulator's type: else
     /// Error(Errc::invalid_argument).
     template <typename T>
     T reduce(const cl::CommandQueue& queue, const cl::Buffer& input, std::uint64_t first,
@@ -161,7 +164,7 @@ public:
 
     /// Asynchronous: enqueues the reduction of `count` values of `input` from value `first` on,
     /// after the events of `wait`, on `queue` (in-order, the reducer's context and device), and
-    /// the writing of the result to `result[result_index]` (a value of the recipe's type).
+    /// the writing of the result to `result[result_index]` (a value of the accumulator's type).
     /// Returns the event of the last command, whose completion means the result is there.
     /// Nothing blocks and nothing is read back, so reductions chain in the queue: any number
     /// of them, into one result buffer or several; the temporaries are reused in queue order.
@@ -182,6 +185,12 @@ public:
     /// The partials one piece of `length` values leaves: its first pass's work-groups.
     std::size_t partials_of(std::uint64_t length) const;
 
+    /// The check of a user's op or map, which has no host twin: the same definitions applied
+    /// in index order by one work-item (reduce.cl's reduce_in_order), over `pieces` in turn.
+    /// It checks the parallel structure (passes, work-groups, lanes, finish), not the
+    /// expression. Blocking, and slow: one work-item reads every value.
+    Scalar reduce_in_order(const cl::CommandQueue& queue, const std::vector<Piece>& pieces);
+
     /// For a layer that feeds the pieces itself (HostStream): enqueues the first pass over
     /// `piece` on `queue`, after `wait`, writing its partials to `partials` from
     /// `first_partial` on.
@@ -199,25 +208,28 @@ public:
 private:
     template <typename T>
     void require_type() const {
-        const bool same =
-            visit_type(type(), [](auto zero) { return std::is_same_v<decltype(zero), T>; });
+        const bool same = visit_accumulator(
+            accumulator(), [](auto zero) { return std::is_same_v<decltype(zero), T>; });
         if (!same)
             throw Error(Errc::invalid_argument,
-                        "reduce<T>: T is not the reducer's type, " + name_of(type()));
+                        "reduce<T>: T is not the reducer's accumulator, " + name_of(accumulator()));
     }
     KernelLimits kernel_limits() const;
     void size_temporaries(const std::vector<Pass>& passes);
     void require_holds(const cl::Buffer& buffer, std::uint64_t first, std::uint64_t count,
-                       const char* what) const;
-    void enqueue_pass(const cl::CommandQueue& queue, const Pass& pass, const Piece& in,
+                       DataType type, const char* what) const;
+    /// What a pass reads: the input's values, or partials (accumulators).
+    enum class Reads { values, partials };
+    void enqueue_pass(const cl::CommandQueue& queue, const Pass& pass, Reads reads, const Piece& in,
                       const cl::Buffer& out, std::uint64_t first_out,
                       const std::vector<cl::Event>& wait, cl::Event& event);
     std::vector<cl::Event> enqueue_passes(const cl::CommandQueue& queue,
-                                          const std::vector<Pass>& passes, const Piece& input,
-                                          const cl::Buffer& result, std::uint64_t result_index,
+                                          const std::vector<Pass>& passes, Reads reads,
+                                          const Piece& input, const cl::Buffer& result,
+                                          std::uint64_t result_index,
                                           const std::vector<cl::Event>& wait);
-    Reduction run(const cl::CommandQueue& queue, const Piece& input, std::vector<PassTime> pieces,
-                  std::vector<cl::Event> piece_events,
+    Reduction run(const cl::CommandQueue& queue, const Piece& input, Reads reads,
+                  std::vector<PassTime> pieces, std::vector<cl::Event> piece_events,
                   std::chrono::steady_clock::time_point started, bool timed);
     void* pinned_result(const cl::CommandQueue& queue);
 
@@ -225,13 +237,20 @@ private:
     cl::Device device_;
     DeviceReport report_;
     Policy policy_;
-    std::string source_;
-    cl::Program program_;
-    cl::Kernel pass_kernel_;      // reduce: one pass
-    cl::Kernel finishing_kernel_; // reduce_and_finish: a pass that the last work-group finishes
-    cl::Buffer arrivals_[2];      // reduce_and_finish's counts of work-groups done, alternating
-    int next_arrivals_ = 0;       // the count the next finishing launch takes
-    cl::Buffer piece_partials_;   // the pieces' partials when an input has several
+    /// The two kernels of one program: reduce (one pass) and reduce_and_finish (a pass that
+    /// the last work-group finishes).
+    struct Kernels {
+        cl::Kernel pass;
+        cl::Kernel finishing;
+    };
+    std::string source_;           // the values' program's text
+    cl::Program program_;          // reads the input's values
+    cl::Program partials_program_; // reads partials: the same program where the types agree
+    Kernels values_kernels_;
+    Kernels partials_kernels_;
+    cl::Buffer arrivals_[2];    // reduce_and_finish's counts of work-groups done, alternating
+    int next_arrivals_ = 0;     // the count the next finishing launch takes
+    cl::Buffer piece_partials_; // the pieces' partials when an input has several
     std::uint64_t piece_partials_capacity_ = 0;
     cl::Buffer temporaries_[2];
     std::uint64_t temporary_capacity_[2] = {0, 0};

@@ -2,12 +2,14 @@
 // The host side of the check: the random input and the reference result.
 
 #include "clreduce/kinds.hpp"
+#include "clreduce/ops.hpp"
 #include "clreduce/types.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -17,11 +19,13 @@ namespace clreduce {
 /// The largest magnitude of the random values of a floating-point sum.
 constexpr int largest_random_addend = 8;
 
-/// Pseudo-random values of `type` to reduce with `op`: integers over the type's whole range;
-/// for a floating-point sum, nonzero integers in [-8, 8] (largest_random_addend), whose every
-/// partial sum is exact in any order (docs/validation.md, "Floating point"); for floating-point min
-/// and max, uniform in [-1, 1). Value i depends only on (seed, i): a longer input with the same
-/// seed starts with the shorter one, and filling runs in parallel.
+/// Pseudo-random values of `type` to reduce with `op`: integers over the type's whole range
+/// (odd ones for a product, which would otherwise soon be 0); for a floating-point sum (and a
+/// user's op), nonzero integers in [-8, 8] (largest_random_addend), whose every partial sum is
+/// exact in any order (docs/validation.md, "Floating point"); for a floating-point product, -1
+/// and 1, whose every partial product is exact; else uniform in [-1, 1). Value i depends only
+/// on (seed, i): a longer input with the same seed starts with the shorter one, and filling
+/// runs in parallel.
 HostValues random_values(DataType type, Op op, std::uint64_t length, std::uint64_t seed);
 
 /// The same values, random_values(type, op, first + length, seed)'s last `length`, written to
@@ -29,31 +33,112 @@ HostValues random_values(DataType type, Op op, std::uint64_t length, std::uint64
 void fill_random(DataType type, Op op, void* data, std::uint64_t first, std::uint64_t length,
                  std::uint64_t seed);
 
-/// op's identity for T: op(identity, x) == x for every x.
+/// op's identity for the accumulator T: op(identity, x) == x for every x (and for nanmin and
+/// nanmax every x but NaN, which the identity NaN leaves to an input of NaNs only).
 template <typename T>
 T identity_of(Op op) {
-    if (op == Op::sum)
+    using limits = std::numeric_limits<T>;
+    switch (info(op).identity) {
+    case Identity::zero:
         return T{0};
-    if constexpr (std::is_floating_point_v<T>)
-        return op == Op::min ? std::numeric_limits<T>::infinity()
-                             : -std::numeric_limits<T>::infinity();
-    return op == Op::min ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
+    case Identity::one:
+        return T{1};
+    case Identity::highest:
+        return limits::has_infinity ? limits::infinity() : limits::max();
+    case Identity::lowest:
+        return limits::has_infinity ? -limits::infinity() : limits::lowest();
+    case Identity::highest_or_nan:
+        return limits::has_quiet_NaN ? limits::quiet_NaN() : limits::max();
+    case Identity::lowest_or_nan:
+        break;
+    }
+    return limits::has_quiet_NaN ? limits::quiet_NaN() : limits::lowest();
 }
 
-/// op(a, b) on the host as the kernel computes it: integer sums wrap around (computed
-/// unsigned), and floating-point min and max ignore a NaN as OpenCL C's fmin and fmax do.
+/// op(a, b) on the host as the kernel computes it (the host twin of the op's row): integer
+/// sums and products wrap around (computed unsigned); floating-point min and max propagate
+/// NaN, nanmin and nanmax ignore it as OpenCL C's fmin and fmax do.
 template <typename T>
 T combine(Op op, T a, T b) {
     if constexpr (std::is_floating_point_v<T>) {
-        if (op == Op::sum)
+        const bool nan = std::isnan(a) || std::isnan(b);
+        switch (op) {
+        case Op::sum:
             return a + b;
-        return op == Op::min ? std::fmin(a, b) : std::fmax(a, b);
+        case Op::prod:
+            return a * b;
+        case Op::min:
+            return nan ? a + b : std::fmin(a, b);
+        case Op::max:
+            return nan ? a + b : std::fmax(a, b);
+        case Op::nanmin:
+            return std::fmin(a, b);
+        case Op::nanmax:
+            return std::fmax(a, b);
+        case Op::any:
+        case Op::all:
+        case Op::custom:
+            break;
+        }
+        return a; // any and all accumulate in uint32; custom has no host twin
     } else {
-        if (op == Op::sum)
-            return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) +
-                                  static_cast<std::make_unsigned_t<T>>(b));
-        return op == Op::min ? std::min(a, b) : std::max(a, b);
+        using Unsigned = std::make_unsigned_t<T>;
+        const auto wrapped_product = static_cast<Unsigned>(
+            static_cast<std::uint64_t>(static_cast<Unsigned>(a)) * static_cast<Unsigned>(b));
+        switch (op) {
+        case Op::sum:
+            return static_cast<T>(static_cast<Unsigned>(a) + static_cast<Unsigned>(b));
+        case Op::prod:
+            return static_cast<T>(wrapped_product);
+        case Op::min:
+        case Op::nanmin:
+            return std::min(a, b);
+        case Op::max:
+        case Op::nanmax:
+            return std::max(a, b);
+        case Op::any:
+            return a | b;
+        case Op::all:
+        case Op::custom: // no host twin: host_reduce refuses it
+            break;
+        }
+        return a & b;
     }
+}
+
+/// A value of the host type In as the accumulator A, as the kernel's map does: 16-bit floats
+/// widened to float, the user's map (`map`) in the value's own arithmetic (an int32 or int64
+/// square wraps around), any and all's x != 0, else a conversion.
+template <typename A, typename In>
+A to_accumulator(Op op, In x, HostMap map = HostMap::none) {
+    const auto value = [&] {
+        if constexpr (std::is_same_v<In, Half> || std::is_same_v<In, BFloat16>)
+            return to_float(x);
+        else if constexpr (std::is_same_v<In, Boolean>)
+            return x.byte;
+        else
+            return x;
+    }();
+    using V = decltype(value);
+    if (info(op).map) // any and all, which take no other map
+        return static_cast<A>(value != 0);
+    switch (map) {
+    case HostMap::square:
+        if constexpr (std::is_integral_v<V> && sizeof(V) >= sizeof(int)) {
+            using Unsigned = std::make_unsigned_t<V>;
+            return static_cast<A>(
+                static_cast<V>(static_cast<Unsigned>(value) * static_cast<Unsigned>(value)));
+        } else {
+            return static_cast<A>(value * value); // promoted to int: exact
+        }
+    case HostMap::absolute:
+        return static_cast<A>(std::fabs(value));
+    case HostMap::nonzero:
+        return static_cast<A>(value != 0);
+    case HostMap::none:
+        break;
+    }
+    return static_cast<A>(value);
 }
 
 /// The host's result for the first `length` values, how it was computed, and for a
@@ -64,20 +149,32 @@ struct Reference {
     // Floating-point sums only, over the finite values (NaN and infinities left out):
     double magnitude = 0; // the sum of their magnitudes, which scales the rounding error
     double grain = 0;     // the largest power of two dividing each of them (+inf: all zero)
+    // Computed on the device in index order (a user's op or map): only its value is known.
+    bool in_order = false;
 };
 
-/// Integers and every min and max exactly. Floating-point sums exactly too: the exact sum
-/// rounded once to the type, to nearest even (exact_host_sum in exact.hpp; ±infinity where it
-/// rounds past the largest value). A NaN or an infinity in the input gives what IEEE addition
-/// gives: NaN for a NaN or for both infinities, else the infinity.
-Reference host_reduce(Op op, const ValuesView& values, std::uint64_t length);
-Reference host_reduce(Op op, const HostValues& values, std::uint64_t length);
+/// The values mapped to the accumulator (accumulator_for(type, op, accumulate)), reduced:
+/// integers and every op but a floating-point sum exactly, in the accumulator's arithmetic.
+/// Floating-point sums exactly too where float or double values are summed unmapped in their
+/// own type: the exact sum rounded once, to nearest even (exact_host_sum in exact.hpp;
+/// ±infinity where it rounds past the largest value); others compensated (Neumaier) in
+/// double, within well under one unit in the last place of the exact sum. A NaN or an
+/// infinity in the input gives what IEEE addition gives: NaN for a NaN or for both
+/// infinities, else the infinity.
+/// With `map`, each value is mapped first, as map() in the kernel: the map's index must not
+/// matter. Op::custom has no host twin: Error(Errc::invalid_argument).
+Reference host_reduce(Op op, const ValuesView& values, std::uint64_t length,
+                      std::optional<DataType> accumulate = {}, HostMap map = HostMap::none);
+Reference host_reduce(Op op, const HostValues& values, std::uint64_t length,
+                      std::optional<DataType> accumulate = {}, HostMap map = HostMap::none);
 
 /// The same over the concatenation of `spans`, all of `type` (their origin plays no part).
-Reference host_reduce(Op op, DataType type, const std::vector<ValuesView>& spans);
+Reference host_reduce(Op op, DataType type, const std::vector<ValuesView>& spans,
+                      std::optional<DataType> accumulate = {}, HostMap map = HostMap::none);
 
 /// How host_reduce computes `op` of `type` here, e.g. "std::reduce(par_unseq), TBB backend".
-std::string host_reduce_method(Op op, DataType type);
+std::string host_reduce_method(Op op, DataType type, std::optional<DataType> accumulate = {},
+                               HostMap map = HostMap::none);
 
 /// Whether a result equals the reference exactly: NaN equals NaN, and +0 equals -0 (for a
 /// sum as for min and max, which zero comes out is left to the device: docs/validation.md).

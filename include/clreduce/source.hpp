@@ -33,13 +33,25 @@ std::string reduce_kernel_source(const std::string& kernel_dir);
 std::string read_kernel_file(const std::string& file_name,
                              const std::vector<std::filesystem::path>& folders);
 
-/// OpenCL C definitions of identity(), op(), op4() and, for a collective path, the relay that
-/// reduce.cl declares (work_group_reduce_op or sub_group_reduce_op), for `type`. Integer
-/// sums work on the unsigned twin so that they wrap around without signed overflow, exactly
-/// like the host reference; floating-point min and max are fmin and fmax.
-std::string op_definitions(Op op, Path path, DataType type);
+/// OpenCL C definitions of load(), load4(), map(), map4(), identity(), op(), op4() and, for a
+/// collective path, the relay that reduce.cl declares (work_group_reduce_op or
+/// sub_group_reduce_op), for values of `input` reduced in `accumulator`, from the op's and
+/// the types' table rows. Integer sums and products work on the unsigned twin so that they
+/// wrap around without signed overflow, exactly like the host reference. The user's
+/// expressions are pasted in as they are: op() is `user.reduce` for Op::custom, map() is
+/// `user.map` where given; their 4-vector forms apply them lane by lane.
+std::string op_definitions(Op op, Path path, DataType input, DataType accumulator,
+                           const Expressions& user = {});
 
 /// reduce.cl's text with op_definitions() appended.
-std::string complete_kernel_source(const std::string& kernel_text, Op op, Path path, DataType type);
+std::string complete_kernel_source(const std::string& kernel_text, Op op, Path path, DataType input,
+                                   DataType accumulator, const Expressions& user = {});
+
+/// The -D flags that give reduce.cl its types (REDUCE_INPUT, REDUCE_VALUE, REDUCE_ACCUM and
+/// their vectors).
+std::string type_options(DataType input, DataType accumulator);
+
+/// Whether a work-group and sub-group built-in computes `op` on `accumulator`.
+bool has_builtin(Op op, DataType accumulator);
 
 } // namespace clreduce

@@ -27,8 +27,8 @@ std::pair<MPI_Datatype, const char*> mpi_type() {
         return {MPI_DOUBLE, "MPI_DOUBLE"};
 }
 
-/// A user-defined MPI op: the host's combine(), for MPI_MIN and MPI_MAX on floating point
-/// leave NaN to the implementation while the kernel's fmin and fmax ignore it.
+/// The host's combine() as a user-defined MPI op: the same arithmetic as the kernel's, for
+/// every op (wrapping integer sums and products, NaN as each op treats it).
 template <typename T, Op op>
 void combine_like_the_kernel(void* in, void* in_out, int* count, MPI_Datatype*) {
     const auto* from = static_cast<const T*>(in);
@@ -37,41 +37,28 @@ void combine_like_the_kernel(void* in, void* in_out, int* count, MPI_Datatype*) 
         into[i] = combine(op, from[i], into[i]);
 }
 
+/// combine_like_the_kernel<T, op>, for an op known at run time.
+template <typename T, std::size_t... I>
+MPI_User_function* user_function(Op op, std::index_sequence<I...>) {
+    MPI_User_function* const functions[] = {combine_like_the_kernel<T, static_cast<Op>(I)>...};
+    return functions[static_cast<std::size_t>(op)];
+}
+
 } // namespace
 
-Combiner::Combiner(DataType type, Op op)
-    : type_(type) {
-    visit_type(type, [&](auto value) {
+Combiner::Combiner(DataType accumulator, Op op)
+    : type_(accumulator) {
+    visit_accumulator(accumulator, [&](auto value) {
         using T = decltype(value);
-        if constexpr (std::is_integral_v<T>) {
-            // A sum reduced on the unsigned twin wraps like the kernel's; the bits are the same.
-            std::tie(datatype_, datatype_name_) =
-                op == Op::sum ? mpi_type<std::make_unsigned_t<T>>() : mpi_type<T>();
-        } else {
-            std::tie(datatype_, datatype_name_) = mpi_type<T>();
-        }
-        if (op == Op::sum) {
-            op_ = MPI_SUM;
-            op_name_ = "MPI_SUM";
-        } else if (std::is_integral_v<T>) {
-            op_ = op == Op::min ? MPI_MIN : MPI_MAX;
-            op_name_ = op == Op::min ? "MPI_MIN" : "MPI_MAX";
-        } else {
-            MPI_Op_create(op == Op::min ? combine_like_the_kernel<T, Op::min>
-                                        : combine_like_the_kernel<T, Op::max>,
-                          1, &op_);
-            user_op_ = true;
-            op_name_ = std::string(op == Op::min ? "fmin" : "fmax") +
-                       " (user-defined, commutative: NaN ignored)";
-        }
+        std::tie(datatype_, datatype_name_) = mpi_type<T>();
+        MPI_Op_create(user_function<T>(op, std::make_index_sequence<op_count>{}), 1, &op_);
     });
+    op_name_ = "clreduce's " + name_of(op) + " (user-defined, commutative)";
 }
 
 Combiner::~Combiner() {
-    if (user_op_)
-        MPI_Op_free(&op_);
+    MPI_Op_free(&op_);
 }
-
 Scalar Combiner::reduce_to_root(const Scalar& value, MPI_Comm comm) const {
     unsigned char combined[sizeof(std::uint64_t)] = {};
     const void* mine = std::visit([](const auto& held) -> const void* { return &held; }, value);

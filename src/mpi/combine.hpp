@@ -1,6 +1,7 @@
 #pragma once
-// Combining the ranks' results with MPI, with clreduce's semantics: integer sums wrap (reduced
-// as the unsigned twin), floating-point min and max ignore NaN like fmin and fmax.
+// Combining the ranks' results with MPI, with clreduce's semantics: the host's combine() (the
+// op row's host twin) as a user-defined MPI op, so that integer sums and products wrap and
+// each op treats NaN as the kernel does.
 
 #include "clreduce/kinds.hpp"
 #include "clreduce/types.hpp"
@@ -12,7 +13,8 @@ namespace clreduce::mpi {
 
 class Combiner {
 public:
-    Combiner(DataType type, Op op);
+    /// Combines results of `accumulator` with `op`.
+    Combiner(DataType accumulator, Op op);
     ~Combiner();
     Combiner(const Combiner&) = delete;
     Combiner& operator=(const Combiner&) = delete;
@@ -21,7 +23,7 @@ public:
     /// `value` elsewhere.
     Scalar reduce_to_root(const Scalar& value, MPI_Comm comm) const;
 
-    /// e.g. "MPI_UINT32_T, MPI_SUM" or "MPI_FLOAT, fmin (user-defined, commutative)".
+    /// e.g. "MPI_UINT32_T, clreduce's sum (user-defined, commutative)".
     std::string description() const;
 
 private:
@@ -30,7 +32,6 @@ private:
     std::string datatype_name_;
     MPI_Op op_;
     std::string op_name_;
-    bool user_op_ = false; // op_ was created here and is freed with it
 };
 
 } // namespace clreduce::mpi

@@ -20,6 +20,7 @@
 #include "tool/failure.hpp"
 #include "tool/file_input.hpp"
 #include "tool/options.hpp"
+#include "tool/recipe.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -99,7 +100,7 @@ void fill_row(RankRow& row, const SliceReducer& slice, std::size_t uncounted, Ra
 void report_on_root(std::ostream& out, const Options& options, const std::vector<RankRow>& rows,
                     const Combiner& combiner, const Timing& timing, const Scalar& result) {
     const auto origin = options.input ? Origin::given : Origin::drawn;
-    const auto check = check_combined(options.type, options.op, origin, rows, result);
+    const auto check = check_combined(accumulator_of(options), options.op, origin, rows, result);
     const auto print = options.format == Format::json ? print_json : print_text;
     print(out, options, rows, combiner.description(), timing, result, check);
     require_written(out);
@@ -149,8 +150,10 @@ int reduce_across_ranks(int argc, char* argv[], std::ostream& out) {
     std::optional<Options> options;
     agree.stage([&] {
         options = parse_options(argc, argv);
-        if (options)
+        if (options) {
             refuse_options_it_lacks(*options);
+            host_map_of(*options, "across MPI ranks"); // each rank's check is the host's
+        }
     });
     if (!options) { // --help or --version, answered
         if (rank == 0 && asked_for_help(argc, argv))
@@ -176,7 +179,7 @@ int reduce_across_ranks(int argc, char* argv[], std::ostream& out) {
         row.device_index = device.device_index;
     });
 
-    const Combiner combiner(options->type, options->op);
+    const Combiner combiner(accumulator_of(*options), options->op);
     const std::size_t uncounted = options->cold ? 0 : 1;
     std::vector<double> combine_us;
     std::vector<double> whole_us;

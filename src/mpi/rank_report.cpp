@@ -1,6 +1,7 @@
 #include "rank_report.hpp"
 
 #include "clreduce/reference.hpp"
+#include "tool/recipe.hpp"
 #include "tool/report.hpp"
 
 #include <cmath>
@@ -111,7 +112,7 @@ CombinedCheck check_combined(DataType type, Op op, Origin origin, const std::vec
     }
     // clreduce's random sums stay exact in any order (docs/validation.md, "Floating point"), and so
     // does a sum reaching NaN or an infinity; other floating-point sums round as they combine.
-    const bool rounds = info(type).floating() && op == Op::sum &&
+    const bool rounds = info(type).floating() && info(op).rounding != Rounding::none &&
                         (origin == Origin::given || !exact) &&
                         std::isfinite(as_double(combined.reference));
     if (combined.check != Check::unchecked && rounds) {
@@ -130,7 +131,7 @@ void print_text(std::ostream& out, const Options& options, const std::vector<Ran
                 const std::string& combine, const Timing& timing, const Scalar& result,
                 const CombinedCheck& check) {
     if (options.verbosity == Verbosity::quiet) {
-        out << to_string(result) << '\n';
+        out << result_text(options.op, result) << '\n';
         return;
     }
     out << "clreduce-mpi " << CLREDUCE_VERSION << ": " << name_of(options.op) << " of "
@@ -147,16 +148,18 @@ void print_text(std::ostream& out, const Options& options, const std::vector<Ran
         << combine << ") to rank 0\n"
         << "whole    " << timing_text(timing.whole_us, timing.repeated)
         << ", from a barrier to the combined result on rank 0\n"
-        << "result   " << to_string(result) << verdict(check) << '\n';
+        << "result   " << result_text(options.op, result) << verdict(check) << '\n';
 }
 
 void print_json(std::ostream& out, const Options& options, const std::vector<RankRow>& rows,
                 const std::string& combine, const Timing& timing, const Scalar& result,
                 const CombinedCheck& check) {
+    const auto accumulator = accumulator_of(options);
     out << "{\"clreduce_version\": " << json_string(CLREDUCE_VERSION)
         << ", \"ranks\": " << rows.size() << ", \"op\": " << json_string(name_of(options.op))
         << ", \"type\": " << json_string(name_of(options.type))
         << ", \"length\": " << options.length
+        << ", \"accumulator\": " << json_string(name_of(accumulator))
         << ", \"seed\": " << (options.input ? "null" : std::to_string(options.seed))
         << ", \"input\": " << (options.input ? json_string(*options.input) : "null")
         << ", \"per_rank\": [";
@@ -169,9 +172,9 @@ void print_json(std::ostream& out, const Options& options, const std::vector<Ran
             << ", \"device_index\": " << row.device_index << ", \"first\": " << row.first
             << ", \"length\": " << row.length
             << ", \"span_us_median\": " << fixed(row.span_us_median) << ", \"result\": "
-            << json_string(to_string(scalar_from_bytes(options.type, row.result)))
+            << json_string(result_text(options.op, scalar_from_bytes(accumulator, row.result)))
             << ", \"reference\": "
-            << json_string(to_string(scalar_from_bytes(options.type, row.reference)))
+            << json_string(result_text(options.op, scalar_from_bytes(accumulator, row.reference)))
             << ", \"check\": " << json_string(name_of(static_cast<Check>(row.check)))
             << ", \"valid\": " << (row.valid ? "true" : "false") << "}";
     }
@@ -180,8 +183,8 @@ void print_json(std::ostream& out, const Options& options, const std::vector<Ran
         << ", \"combine_us_median\": " << fixed(timing.combine_us.median)
         << ", \"whole_us_min\": " << fixed(timing.whole_us.min)
         << ", \"whole_us_median\": " << fixed(timing.whole_us.median)
-        << ", \"result\": " << json_string(to_string(result))
-        << ", \"reference\": " << json_string(to_string(check.reference))
+        << ", \"result\": " << json_string(result_text(options.op, result))
+        << ", \"reference\": " << json_string(result_text(options.op, check.reference))
         << ", \"check\": " << json_string(name_of(check.check))
         << ", \"bound\": " << to_string(check.tolerance)
         << ", \"valid\": " << (check.valid ? "true" : "false") << "}\n";

@@ -5,6 +5,7 @@
 #include "clreduce/reducer.hpp"
 #include "clreduce/reference.hpp"
 #include "clreduce/source.hpp"
+#include "tool/recipe.hpp"
 
 #include <variant>
 
@@ -37,9 +38,7 @@ struct SliceReducer::Engine {
         : device_queue(device.device)
         , report(query_report(device.device))
         , reducer(device_queue.context, device_queue.device,
-                  {options.type, options.op,
-                   choose_path(report, options.path, options.allow_unreported), options.factor,
-                   options.finish, options.work_group_size},
+                  recipe_for(options, report, options.finish),
                   reduce_kernel_source(options.kernel_dir))
         , per_buffer(buffer_values(report, options.type, 0))
         , drawn(file ? HostValues{} : random_slice(options, slice))
@@ -58,7 +57,7 @@ struct SliceReducer::Engine {
 
 SliceReducer::SliceReducer(const SelectedDevice& device, const Options& options,
                            const std::optional<ValuesView>& file, RankSlice slice)
-    : identity_(visit_type(options.type, [&](auto value) {
+    : identity_(visit_accumulator(accumulator_of(options), [&](auto value) {
         return Scalar(identity_of<decltype(value)>(options.op));
     })) {
     if (slice.length > 0)
@@ -87,14 +86,17 @@ SliceCheck SliceReducer::check(std::size_t uncounted) const {
     if (!engine_)
         return {identity_, identity_, Check::exact, 0, true};
     const auto& engine = *engine_;
-    Measurement measurement;
-    measurement.type = engine.reducer.type();
-    measurement.length = engine.values.length;
+    auto measurement = Measurement::of(engine.reducer, engine.values.length);
     measurement.runs.assign(engine.runs.begin() + static_cast<std::ptrdiff_t>(uncounted),
                             engine.runs.end());
     check_against(
         measurement, engine.reducer, Repeats{1, false},
-        [&] { return host_reduce(engine.reducer.op(), engine.values, engine.values.length); },
+        [&] {
+            return host_reduce(
+                engine.reducer.op(), engine.values, engine.values.length,
+                engine.reducer.accumulator(),
+                host_map(engine.reducer.policy().recipe.user.map).value_or(HostMap::none));
+        },
         engine.values.origin);
     return {measurement.runs.front().value, measurement.expected.value, measurement.check,
             measurement.tolerance, measurement.valid()};

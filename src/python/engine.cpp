@@ -77,14 +77,11 @@ std::vector<std::string> op_names() {
 
 std::vector<std::pair<std::string, std::string>> types() {
     std::vector<std::pair<std::string, std::string>> named;
-    for (const auto& type : all_types()) {
-        const auto code = visit_type(type.type, [](auto zero) {
-            using T = decltype(zero);
-            const char kind = std::is_floating_point_v<T> ? 'f' : std::is_signed_v<T> ? 'i' : 'u';
-            return kind + std::to_string(sizeof(T));
-        });
-        named.emplace_back(type.name, code);
-    }
+    // The six types that are their own accumulator: the package's results have the values'
+    // dtype (Reducer.result_dtype). The code is the .npy dtype without its byte order, "i4".
+    for (const auto& type : all_types())
+        if (accumulates(type.type))
+            named.emplace_back(type.name, std::string(type.npy).substr(1));
     return named;
 }
 

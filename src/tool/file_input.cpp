@@ -21,6 +21,15 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "clreduce reads little-
 namespace clreduce {
 namespace {
 
+/// The .npy dtypes clreduce reads, from the type table: "<i4 <u4 ... |b1".
+std::string npy_dtypes() {
+    std::string codes;
+    for (const auto& type : all_types())
+        if (type.npy)
+            codes += (codes.empty() ? "" : " ") + std::string(type.npy);
+    return codes;
+}
+
 constexpr std::string_view npy_magic = "\x93NUMPY";
 
 [[noreturn]] void bad_input(const std::string& problem) {
@@ -116,8 +125,8 @@ private:
 
     std::string descr() {
         if (take('['))
-            bad_input("unsupported dtype: a structured array (a list of fields); clreduce reads "
-                      "<i4 <u4 <i8 <u8 <f4 <f8");
+            bad_input("unsupported dtype: a structured array (a list of fields); clreduce reads " +
+                      npy_dtypes());
         return quoted();
     }
 
@@ -303,22 +312,22 @@ NpyHeader parse_npy_header(std::string_view text) {
 }
 
 DataType npy_type(const std::string& descr) {
-    static const std::vector<std::pair<std::string, DataType>> little_endian_types = {
-        {"<i4", DataType::int32},  {"<u4", DataType::uint32},  {"<i8", DataType::int64},
-        {"<u8", DataType::uint64}, {"<f4", DataType::float32}, {"<f8", DataType::float64},
-    };
+    // One-byte types have no order ('|'); the others are read little-endian ('<', or '=' on
+    // this little-endian host). A type without a NumPy dtype (bfloat16) comes in raw files.
     const char order = descr.empty() ? '\0' : descr.front();
-    const auto as_little = order == '=' || order == '|' ? "<" + descr.substr(1) : descr;
-    for (const auto& [name, type] : little_endian_types) {
-        if (as_little == name)
-            return type;
-        if (order == '>' && descr.substr(1) == name.substr(1))
+    const auto code = descr.empty() ? descr : descr.substr(1);
+    for (const auto& type : all_types()) {
+        if (!type.npy || code != std::string(type.npy).substr(1))
+            continue;
+        if (order == '<' || order == '=' || order == '|')
+            return type.type;
+        if (order == '>')
             bad_input("big-endian dtype '" + descr +
                       "' is not supported; save the array little-endian, e.g. with numpy's "
                       "a.astype('" +
-                      name + "')");
+                      type.npy + "')");
     }
-    bad_input("unsupported dtype '" + descr + "'; clreduce reads <i4 <u4 <i8 <u8 <f4 <f8");
+    bad_input("unsupported dtype '" + descr + "'; clreduce reads " + npy_dtypes());
 }
 
 std::uint64_t values_in(const std::vector<std::uint64_t>& shape) {
@@ -374,7 +383,7 @@ std::optional<InputFile> open_input(Options& options) {
     std::optional<InputFile> file(std::in_place, path,
                                   options.type_given ? std::optional(options.type) : std::nullopt);
     const auto values = file->values();
-    if (values.length == 0 && options.op != Op::sum) // NumPy's words for it
+    if (values.length == 0 && !empty_gives_identity(options.op)) // NumPy's words for it
         throw Failure(ExitCode::input_data, "--input '" + path +
                                                 "' holds no values: zero-size array to reduction "
                                                 "operation " +

@@ -52,9 +52,8 @@ ExitCode reduce_as_asked(int argc, char* argv[], std::ostream& out) {
 
     const auto& selected = devices.front();
     const auto report = query_report(selected.device);
-    const auto path = choose_path(report, options->path, options->allow_unreported);
     const DeviceQueue device_queue(selected.device);
-    const auto reducers = build_reducers(device_queue, path, kernel, *options);
+    const auto reducers = build_reducers(device_queue, report, kernel, *options);
 
     std::optional<StreamRead> stream_read;
     if (options->benchmark)

@@ -80,11 +80,13 @@ const std::vector<std::pair<std::string, cl_device_type>> device_types = {
     {"cus", CL_DEVICE_TYPE_CUSTOM}, {"def", CL_DEVICE_TYPE_DEFAULT},
 };
 
-const std::vector<std::pair<std::string, Op>> ops = {
-    {"sum", Op::sum},
-    {"min", Op::min},
-    {"max", Op::max},
-};
+std::vector<std::pair<std::string, Op>> ops() {
+    std::vector<std::pair<std::string, Op>> names;
+    for (const auto& op_info : all_ops())
+        if (op_info.op != Op::custom) // --reduce makes it
+            names.emplace_back(op_info.name, op_info.op);
+    return names;
+}
 
 std::vector<std::pair<std::string, DataType>> data_types() {
     std::vector<std::pair<std::string, DataType>> names;
@@ -181,7 +183,8 @@ constexpr const char* combination_rule =
     "each is measured; --sweep reports one device; --host-input runs one length in one "
     "layout, so not with --sweep or --max-buffer; --chunk needs --host-input, "
     "--allow-unreported an explicit --strategy, a raw --input file --data-type; --exact has "
-    "its own kernel, so not with --strategy, --finish, --factor or --sweep. "
+    "its own kernel, so not with --strategy, --finish, --factor, --sweep, --map, --reduce or "
+    "--accumulate. "
     "--name=value is read as --name value.";
 
 } // namespace
@@ -312,17 +315,43 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     TCLAP::ValueArg<std::string> length(
         "l", "length", "Number of values, or 2^N (default: 2^20; 2^28 with --sweep)", false,
         "1048576", "count", cmd);
+    std::vector<std::string> accumulator_names;
+    for (const auto& type_info : all_types())
+        if (accumulates(type_info.type))
+            accumulator_names.push_back(type_info.name);
+    TCLAP::ValuesConstraint<std::string> accumulator_constraint(accumulator_names);
     auto data_type_names = names_of(data_types());
     TCLAP::ValuesConstraint<std::string> data_type_constraint(data_type_names);
     TCLAP::ValueArg<std::string> data_type("", "data-type",
                                            "Type of the values (default: int32 for random ones; a "
                                            ".npy file's own; a raw file needs it)",
                                            false, "int32", &data_type_constraint, cmd);
-    auto op_names = names_of(ops);
+    TCLAP::ValueArg<std::string> map(
+        "", "map",
+        "OpenCL C over x (the value) and i (its index, ulong) that transforms each value before "
+        "it is reduced, e.g. 'x * x' (not with -o any or all)",
+        false, "", "expression", cmd);
+    TCLAP::ValueArg<std::string> identity(
+        "", "identity", "With --reduce: its identity, OpenCL C, e.g. 1 for 'a * b'", false, "",
+        "value", cmd);
+    TCLAP::ValueArg<std::string> reduce(
+        "", "reduce",
+        "Your own op instead of -o: OpenCL C over a and b, associative and commutative, e.g. "
+        "'a * b'; runs as device code",
+        false, "", "expression", cmd);
+    TCLAP::ValueArg<std::string> accumulate(
+        "", "accumulate",
+        "Type to reduce in (NumPy's dtype=): int32, uint32, int64, uint64, float or double "
+        "(default: int64 for int8 and int16 sums and products, uint64 for uint8, uint16 and "
+        "bool, float for float16 and bfloat16, else the values' type)",
+        false, "", &accumulator_constraint, cmd);
+    auto op_names = names_of(ops());
     TCLAP::ValuesConstraint<std::string> op_constraint(op_names);
     TCLAP::ValueArg<std::string> op(
-        "o", "op", "Reduction: sum (integers wrap around), min or max (default: sum)", false, "sum",
-        &op_constraint, cmd);
+        "o", "op",
+        "Reduction (default: sum): sum or prod (integers wrap around), min or max (NaN "
+        "propagates), nanmin or nanmax (NaN ignored), any or all",
+        false, "sum", &op_constraint, cmd);
 
     try {
         auto arguments = split_arguments(argc, argv);
@@ -351,10 +380,19 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
                       {&host_input, &sweep},
                       {&host_input, &max_buffer},
                       {&input, &seed},
+                      {&reduce, &op},
                       {&exact, &sweep},
                       {&exact, &path},
                       {&exact, &finish},
-                      {&exact, &factor}});
+                      {&exact, &factor},
+                      {&exact, &map},
+                      {&exact, &reduce},
+                      {&exact, &accumulate}});
+    if (reduce.isSet() != identity.isSet())
+        usage_error("--reduce and --identity go together");
+    for (const auto* expression : {&reduce, &identity, &map})
+        if (expression->isSet() && expression->getValue().empty())
+            usage_error("--" + expression->getName() + " '' is empty");
     if (kernel_dir.isSet() && kernel_dir.getValue().empty())
         usage_error("--kernels '' names no folder (leave it out to use the default)");
     if (chunk.isSet() && !host_input.isSet())
@@ -369,8 +407,13 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
 
     Options options;
     options.mode = list.isSet() ? Mode::list : sweep.isSet() ? Mode::sweep : Mode::reduce;
-    options.op = choose(op.getValue(), ops, "op");
+    options.op = reduce.isSet() ? Op::custom : choose(op.getValue(), ops(), "op");
+    options.user = {reduce.getValue(), identity.getValue(), map.getValue()};
+    if (map.isSet() && info(options.op).map)
+        usage_error("-o " + op.getValue() + " maps each value to x != 0 itself: no --map");
     options.type = choose(data_type.getValue(), data_types(), "data type");
+    if (accumulate.isSet())
+        options.accumulate = choose(accumulate.getValue(), data_types(), "accumulator");
     options.type_given = data_type.isSet();
     options.length_given = length.isSet();
     options.length = sweep.isSet() && !length.isSet() ? std::uint64_t{1} << 28

@@ -36,6 +36,8 @@ struct Options {
     DataType type = DataType::int32;
     bool type_given = false;
     Op op = Op::sum;
+    std::optional<DataType> accumulate; // --accumulate; unset: accumulator_for(type, op)
+    Expressions user;                   // --reduce and --identity (then op is Op::custom), --map
     std::uint64_t length = std::uint64_t{1} << 20; // with --sweep: the largest length swept
     bool length_given = false;
     DeviceTriplet triplet;

@@ -2,6 +2,7 @@
 
 #include "clreduce/finish.hpp"
 #include "clreduce/reference.hpp"
+#include "tool/recipe.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -90,8 +91,7 @@ std::string timing_text(const Statistic& us, std::uint64_t bytes, bool repeated)
 }
 
 void print_result(std::ostream& out, const Measurement& measurement) {
-    out << "result          " << to_string(measurement.runs.front().value) << verdict(measurement)
-        << '\n';
+    out << "result          " << measurement.result_text() << verdict(measurement) << '\n';
 }
 
 void print_title(std::ostream& out, const Options& options) {
@@ -130,7 +130,7 @@ void print_setup(std::ostream& out, const SelectedDevice& selected, const Reduce
         << describe_finish_support(report)
         << "\nbuild options: " << (policy.build_options.empty() ? "(none)" : policy.build_options)
         << '\n'
-        << "host reference: " << host_reduce_method(policy.recipe.op, policy.recipe.type) << '\n';
+        << "host reference: " << reference_method(policy.recipe) << '\n';
 }
 
 void print_memory(std::ostream& out, const Reducer& reducer, std::uint64_t length,
@@ -232,7 +232,7 @@ void print_outcome(std::ostream& out, const Measurement& measurement,
     if (options.format == Format::json)
         print_json(out, measurement, selected, reducer, options, host_input);
     else if (options.verbosity == Verbosity::quiet)
-        out << to_string(measurement.runs.front().value) << '\n';
+        out << measurement.result_text() << '\n';
     else if (host_input)
         print_host_input(out, measurement, *host_input);
     else
@@ -246,7 +246,7 @@ void print_split(std::ostream& out, const std::vector<DeviceShare>& shares,
         return;
     }
     if (options.verbosity == Verbosity::quiet) {
-        out << to_string(figures.whole.runs.front().value) << '\n';
+        out << figures.whole.result_text() << '\n';
         return;
     }
     print_title(out, options);
@@ -357,7 +357,8 @@ JsonObject& json_input(JsonObject& object, const Options& options, std::uint64_t
         .member("input", options.input ? json_string(*options.input) : "null")
         .member("seed", options.input ? "null" : std::to_string(options.seed))
         .count("iterations", iterations)
-        .flag("warm_up", !options.cold);
+        .flag("warm_up", !options.cold)
+        .text("accumulator", name_of(accumulator_of(options)));
 }
 
 /// The result against the host reference; with --no-check, the reference, the error and
@@ -366,8 +367,9 @@ JsonObject& json_result(JsonObject& object, const Measurement& measurement) {
     const bool checked = measurement.check != Check::skipped;
     const auto unless_skipped = [&](const std::string& json) { return checked ? json : "null"; };
     object.text("reference_method", checked ? measurement.expected.method : "")
-        .text("result", to_string(measurement.runs.front().value))
-        .member("reference", unless_skipped(json_string(to_string(measurement.expected.value))));
+        .text("result", measurement.result_text())
+        .member("reference", unless_skipped(json_string(
+                                 result_text(measurement.op, measurement.expected.value))));
     if (checked)
         object.precise("error", measurement.largest_error());
     else
@@ -441,20 +443,24 @@ void print_split_json(std::ostream& out, const std::vector<DeviceShare>& shares,
 }
 
 void print_empty_sum(std::ostream& out, const Options& options) {
-    const auto zero = to_string(visit_type(options.type, [](auto zero) -> Scalar { return zero; }));
+    const auto zero = result_text(
+        options.op, visit_accumulator(accumulator_of(options), [&](auto zero) -> Scalar {
+            return identity_of<decltype(zero)>(options.op);
+        }));
     if (options.verbosity == Verbosity::quiet) {
         out << zero << '\n';
         return;
     }
     if (options.format == Format::text) {
         print_title(out, options);
-        out << "result          " << zero << " (the sum of no values, as NumPy's; no device ran)\n";
+        out << "result          " << zero << " (the " << name_of(options.op)
+            << " of no values, as NumPy's; no device ran)\n";
         return;
     }
     JsonObject object;
     object.text("clreduce_version", CLREDUCE_VERSION);
     json_input(object, options, 0, 0)
-        .text("reference_method", "the sum of no values")
+        .text("reference_method", "the " + name_of(options.op) + " of no values")
         .text("result", zero)
         .text("reference", zero)
         .precise("error", 0)

@@ -2,6 +2,7 @@
 
 #include "clreduce/reference.hpp"
 #include "tool/progress.hpp"
+#include "tool/recipe.hpp"
 #include "tool/report.hpp"
 
 #include <ostream>
@@ -61,16 +62,17 @@ Measurement measure_noted(Reducer& reducer, const DeviceQueue& queues, const Inp
 /// second run for the host's wait), checked against the host reference unless --no-check.
 Measurement answer_once(Reducer& reducer, const DeviceQueue& queues, const Input& input,
                         const Options& options) {
-    Measurement measurement;
-    measurement.type = reducer.type();
-    measurement.length = options.length;
-    measurement.runs.push_back(
-        reducer.reduce_timed(queues.unprofiled, input.device.prefix(options.length)));
-    check_against(
-        measurement, reducer, {1, false},
-        reference_unless_skipped(
-            options, [&] { return host_reduce(reducer.op(), input.values, options.length); }),
-        input.values.origin);
+    auto measurement = Measurement::of(reducer, options.length);
+    const auto pieces = input.device.prefix(options.length);
+    measurement.runs.push_back(reducer.reduce_timed(queues.unprofiled, pieces));
+    check_against(measurement, reducer, {1, false},
+                  reference_unless_skipped(options,
+                                           [&] {
+                                               return reference_for(
+                                                   reducer, queues.unprofiled, pieces,
+                                                   input.values.part(0, options.length));
+                                           }),
+                  input.values.origin);
     return measurement;
 }
 
@@ -123,7 +125,8 @@ std::vector<std::uint64_t> sweep_lengths(std::uint64_t largest) {
     return lengths;
 }
 
-std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_queue, Path path,
+std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_queue,
+                                                     const DeviceReport& report,
                                                      const std::string& kernel_text,
                                                      const Options& options) {
     std::vector<std::optional<Finish>> finishes{options.finish};
@@ -131,11 +134,9 @@ std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_q
         finishes = {Finish::passes, std::nullopt};
     std::vector<std::unique_ptr<Reducer>> reducers;
     for (const auto finish : finishes) {
-        const Recipe recipe{options.type,   options.op, path,
-                            options.factor, finish,     options.work_group_size};
         auto reducer = with_stderr_held([&] {
-            return std::make_unique<Reducer>(device_queue.context, device_queue.device, recipe,
-                                             kernel_text);
+            return std::make_unique<Reducer>(device_queue.context, device_queue.device,
+                                             recipe_for(options, report, finish), kernel_text);
         });
         if (reducers.empty() || reducer->finish() != reducers.front()->finish())
             reducers.push_back(std::move(reducer));

@@ -75,7 +75,8 @@ std::vector<std::uint64_t> sweep_lengths(std::uint64_t largest);
 /// The reducers the options ask for on one device: one with the requested finish, or for a
 /// sweep without --finish one with passes and one with auto, where auto is the single launch,
 /// so that the table shows both finishes side by side.
-std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_queue, Path path,
+std::vector<std::unique_ptr<Reducer>> build_reducers(const DeviceQueue& device_queue,
+                                                     const DeviceReport& report,
                                                      const std::string& kernel_text,
                                                      const Options& options);
 

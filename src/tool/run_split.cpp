@@ -4,6 +4,7 @@
 #include "clreduce/reference.hpp"
 #include "clreduce/split.hpp"
 #include "clreduce/stream.hpp"
+#include "tool/recipe.hpp"
 #include "tool/report.hpp"
 #include "tool/run.hpp"
 
@@ -22,12 +23,10 @@ std::vector<DeviceShare> build_shares(const std::vector<SelectedDevice>& devices
     for (const auto& selected : devices) {
         DeviceShare share;
         const auto report = query_report(selected.device);
-        const auto path = choose_path(report, options.path, options.allow_unreported);
         share.queue = std::make_unique<DeviceQueue>(selected.device);
-        const Recipe recipe{options.type,   options.op,     path,
-                            options.factor, options.finish, options.work_group_size};
         share.reducer = with_stderr_held([&] {
-            return std::make_unique<Reducer>(share.queue->context, share.queue->device, recipe,
+            return std::make_unique<Reducer>(share.queue->context, share.queue->device,
+                                             recipe_for(options, report, options.finish),
                                              kernel_text);
         });
         shares.push_back(std::move(share));
@@ -77,16 +76,18 @@ std::vector<Measurement> measure_shares(const std::vector<DeviceShare>& shares,
     for (std::size_t i = 0; i < shares.size(); ++i) {
         const auto& share = shares[i];
         auto& measurement = measurements[i];
-        measurement.type = options.type;
-        measurement.length = share.length;
+        measurement = Measurement::of(*share.reducer, share.length);
         for (const auto& run : runs)
             measurement.runs.push_back(run.reductions[i]);
         check_against(measurement, *share.reducer, {options.iterations, !options.cold},
-                      reference_unless_skipped(options,
-                                               [&] {
-                                                   return host_reduce(options.op, options.type,
-                                                                      share.host_values(values));
-                                               }),
+                      reference_unless_skipped(
+                          options,
+                          [&] {
+                              return host_reduce(options.op, options.type,
+                                                 share.host_values(values), measurement.accumulator,
+                                                 host_map_of(options, "split over several "
+                                                                      "devices"));
+                          }),
                       origin_of(values));
     }
     return measurements;
@@ -98,9 +99,7 @@ Measurement measure_whole(const std::vector<DeviceShare>& shares,
                           const std::vector<Measurement>& measurements,
                           const std::vector<SplitRun>& runs, const Options& options,
                           const std::optional<ValuesView>& values) {
-    Measurement whole;
-    whole.type = options.type;
-    whole.length = options.length;
+    auto whole = Measurement::of(*shares.front().reducer, options.length);
     for (const auto& run : runs) {
         Reduction reduction = run.reductions.front();
         reduction.value = combined(options.op, run.reductions);
@@ -112,12 +111,17 @@ Measurement measure_whole(const std::vector<DeviceShare>& shares,
         for (const auto& span : share.host_values(values))
             all.push_back(span);
     check_against(whole, *shares.front().reducer, {options.iterations, !options.cold},
-                  reference_unless_skipped(
-                      options, [&] { return host_reduce(options.op, options.type, all); }),
+                  reference_unless_skipped(options,
+                                           [&] {
+                                               return host_reduce(
+                                                   options.op, options.type, all, whole.accumulator,
+                                                   host_map_of(options, "split over several "
+                                                                        "devices"));
+                                           }),
                   origin_of(values));
     if (whole.check == Check::bound) {
         whole.tolerance = sum_tolerance(
-            options.type, shares.size() - 1, whole.expected.magnitude,
+            whole.accumulator, shares.size() - 1, whole.expected.magnitude,
             std::visit([](auto x) { return static_cast<double>(x); }, whole.expected.value));
         for (const auto& measurement : measurements)
             whole.tolerance += measurement.tolerance;

@@ -1,5 +1,6 @@
 #include "clreduce/stream.hpp"
 #include "tool/progress.hpp"
+#include "tool/recipe.hpp"
 #include "tool/report.hpp"
 #include "tool/run.hpp"
 
@@ -48,9 +49,7 @@ ExitCode run_streamed(Reducer& reducer, const cl::CommandQueue& queue,
     auto& stream = *streamed;
     preparing.end();
 
-    Measurement measurement;
-    measurement.type = reducer.type();
-    measurement.length = options.length;
+    auto measurement = Measurement::of(reducer, options.length);
     std::vector<double> upload, end_to_end, copy;
     Progress streaming("streaming " + std::to_string(options.length) +
                        " values to the device, and the host reference");
@@ -66,11 +65,13 @@ ExitCode run_streamed(Reducer& reducer, const cl::CommandQueue& queue,
             copy.push_back(*copy_us);
     });
     check_against(measurement, reducer, {options.iterations, !options.cold},
-                  reference_unless_skipped(options,
-                                           [&] {
-                                               return host_reduce(reducer.op(), reducer.type(),
-                                                                  stream.spans(options.length));
-                                           }),
+                  reference_unless_skipped(
+                      options,
+                      [&] {
+                          return host_reduce(reducer.op(), reducer.type(),
+                                             stream.spans(options.length), reducer.accumulator(),
+                                             host_map_of(options, "with --host-input"));
+                      }),
                   file ? file->origin : Origin::drawn);
     streaming.end();
 

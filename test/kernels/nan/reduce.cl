@@ -1,5 +1,11 @@
 // A float kernel whose result is NaN, as an overflowing or broken reduction might give:
 // clreduce must report it as wrong (exit 1), and its --json must stay valid JSON.
+// The names the appended definitions use, as reduce.cl declares them.
+typedef REDUCE_INPUT input_t;
+typedef REDUCE_VALUE value_t;
+typedef REDUCE_VALUE4 value4_t;
+typedef REDUCE_ACCUM accum_t;
+typedef REDUCE_ACCUM4 accum4_t;
 float identity(void);
 float op(float a, float b);
 float4 op4(float4 a, float4 b);

@@ -1,5 +1,11 @@
 // A kernel that builds and runs but computes nonsense, as a driver with a broken barrier
 // might: clreduce must say the result is wrong and exit 1, never print it as a success.
+// The names the appended definitions use, as reduce.cl declares them.
+typedef REDUCE_INPUT input_t;
+typedef REDUCE_VALUE value_t;
+typedef REDUCE_VALUE4 value4_t;
+typedef REDUCE_ACCUM accum_t;
+typedef REDUCE_ACCUM4 accum4_t;
 int identity(void);
 int op(int a, int b);
 

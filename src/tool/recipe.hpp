@@ -1,0 +1,25 @@
+#pragma once
+// From the command line to the engine's recipe, once, for clreduce and clreduce-mpi alike.
+
+#include "clreduce/capabilities.hpp"
+#include "clreduce/policy.hpp"
+#include "tool/options.hpp"
+
+#include <optional>
+
+namespace clreduce {
+
+/// What the options ask a Reducer on the device of `report` for, with `finish`: an explicit
+/// --strategy is checked against what the device reports (choose_path), an absent one is left
+/// to the policy, which takes the best path the op has a built-in for.
+Recipe recipe_for(const Options& options, const DeviceReport& report, std::optional<Finish> finish);
+
+/// The host's twin of --map, for the layouts the host reference checks alone (several devices,
+/// --host-input, clreduce-mpi; `where` names it); throws Failure(ExitCode::usage) for --reduce
+/// and for a map the host cannot evaluate.
+HostMap host_map_of(const Options& options, const std::string& where);
+
+/// The type the options' results have: accumulator_for() the type, op and --accumulate.
+DataType accumulator_of(const Options& options);
+
+} // namespace clreduce

@@ -1,0 +1,214 @@
+// Device tests of the ops and types as data: every op on every type, path and finish, and
+// NaN, infinities and signed zeros as NumPy reduces them.
+
+#include "catch_compat.hpp"
+#include "clreduce/errors.hpp"
+#include "clreduce/measure.hpp"
+#include "clreduce/reference.hpp"
+#include "device_targets.hpp"
+
+#include <cmath>
+#include <limits>
+
+using namespace clreduce;
+
+namespace {
+
+/// `values` as an input of `type` (floating-point types only: the special values below).
+HostValues floating_values(DataType type, const std::vector<double>& values) {
+    return visit_type(type, [&](auto zero) -> HostValues {
+        using T = decltype(zero);
+        std::vector<T> converted;
+        for (const double value : values) {
+            const auto single = static_cast<float>(value);
+            if constexpr (std::is_same_v<T, Half>)
+                converted.push_back(to_half(single));
+            else if constexpr (std::is_same_v<T, BFloat16>)
+                converted.push_back(to_bfloat16(single));
+            else if constexpr (std::is_floating_point_v<T>)
+                converted.push_back(static_cast<T>(value));
+            else
+                throw std::logic_error("floating-point types only");
+        }
+        return converted;
+    });
+}
+
+/// The result as a double, for the checks against NumPy's answers.
+double as_double(const Scalar& value) {
+    return std::visit([](auto x) { return static_cast<double>(x); }, value);
+}
+
+} // namespace
+
+TEST_CASE("every op reduces every type like the host reference, on every path and finish",
+          "[device][ops]") {
+    // The finish is the engine's, whatever the op and type: the single launch is held to three
+    // types (bytes, halves and floats) of every op, and the combinations() the other device
+    // tests cover in depth are left to them, to keep CI within its time.
+    const auto tested_here = [](const Recipe& recipe) {
+        const auto& classic = combinations();
+        const bool elsewhere =
+            std::any_of(classic.begin(), classic.end(),
+                        [&](const Combination& other) { return other.recipe == recipe; });
+        return !elsewhere && (recipe.finish == Finish::passes || recipe.type == DataType::int8 ||
+                              recipe.type == DataType::float16 || recipe.type == DataType::float32);
+    };
+    for (const auto& combination : every_op_and_type()) {
+        if (!tested_here(combination.recipe))
+            continue;
+        DYNAMIC_SECTION(combination.name()) {
+            const auto& target = *combination.target;
+            const auto& recipe = combination.recipe;
+            const auto reducer = make_reducer(target, recipe);
+            REQUIRE(reducer);
+            const auto lengths = telling_lengths(*reducer);
+            const auto longest = *std::max_element(lengths.begin(), lengths.end());
+            const auto values = random_values(recipe.type, recipe.op, longest, 2027);
+            const auto input = upload(target.queue, values);
+            for (const auto length : lengths) {
+                // From an odd first value too, so that the head and tail take values.
+                for (const std::uint64_t first : {std::uint64_t{0}, std::uint64_t{3}}) {
+                    if (first >= length)
+                        continue;
+                    const auto count = length - first;
+                    const auto device = reducer->reduce(target.queue.queue, input, first, count);
+                    const auto host =
+                        host_reduce(recipe.op, ValuesView(values).part(first, count), count).value;
+                    INFO("values " << first << " + " << count << ": device "
+                                   << result_text(recipe.op, device) << ", host "
+                                   << result_text(recipe.op, host));
+                    CHECK(same_value(device, host));
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("NaN, infinities and signed zeros reduce as NumPy's do, whatever the type",
+          "[device][ops]") {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    struct Case {
+        const char* what;
+        std::vector<double> special; // planted among ones
+        Op op;
+        double numpy; // NumPy's answer
+    };
+    const std::vector<Case> cases = {
+        {"a NaN in a sum", {nan}, Op::sum, nan},
+        {"both infinities in a sum", {inf, -inf}, Op::sum, nan},
+        {"an infinity in a product", {-inf}, Op::prod, -inf},
+        {"a NaN in a min", {-inf, nan}, Op::min, nan},
+        {"a NaN in a max", {nan, inf}, Op::max, nan},
+        {"a NaN in a nanmin", {nan, -2}, Op::nanmin, -2},
+        {"a NaN in a nanmax", {nan, 3}, Op::nanmax, 3},
+        {"infinities in a min", {inf, -inf}, Op::min, -inf},
+        {"a NaN in an all", {nan}, Op::all, 1},
+    };
+    for (const auto& combination : every_op_and_type()) {
+        const auto& recipe = combination.recipe;
+        if (!info(recipe.type).floating() || recipe.finish != Finish::passes)
+            continue;
+        for (const auto& example : cases) {
+            if (example.op != recipe.op)
+                continue;
+            DYNAMIC_SECTION(combination.name() << ": " << example.what) {
+                const auto reducer = make_reducer(*combination.target, recipe);
+                REQUIRE(reducer);
+                // Ones (their sum and product are exact in every type), the special values
+                // planted in the middle, where the vector loads read them.
+                std::vector<double> values(1001, 1.0);
+                for (std::size_t i = 0; i < example.special.size(); ++i)
+                    values[517 + 2 * i] = example.special[i];
+                const auto host_values = floating_values(recipe.type, values);
+                const auto input = upload(combination.target->queue, host_values);
+                const auto device =
+                    reducer->reduce(combination.target->queue.queue, input, 0, values.size());
+                const auto result = as_double(device);
+                INFO("device " << result_text(recipe.op, device));
+                if (std::isnan(example.numpy))
+                    CHECK(std::isnan(result));
+                else
+                    CHECK(result == example.numpy);
+            }
+        }
+    }
+}
+
+TEST_CASE("a user's op and map reduce like the same definitions in index order", "[device][ops]") {
+    struct Case {
+        DataType type;
+        Op op;
+        Expressions user;
+    };
+    const std::vector<Case> cases = {
+        {DataType::int32, Op::custom, {"a * b", "1", ""}},           // a product, wrapping
+        {DataType::uint32, Op::custom, {"a ^ b", "0", "x + i"}},     // the index reaches the map
+        {DataType::float32, Op::custom, {"a + b", "0", "x * x"}},    // a sum of squares
+        {DataType::int8, Op::custom, {"max(a, b)", "LONG_MIN", ""}}, // in the int64 accumulator
+        {DataType::float64, Op::max, {"", "", "fabs(x) + i"}},       // a map the host cannot do
+        {DataType::float16, Op::sum, {"", "", "x * x"}},             // checked on the host
+    };
+    for (const auto& target : devices_under_test())
+        for (const auto& example : cases)
+            for (const auto finish : {Finish::passes, Finish::last_group}) {
+                Recipe recipe;
+                recipe.type = example.type;
+                recipe.op = example.op;
+                recipe.user = example.user;
+                recipe.finish = finish;
+                DYNAMIC_SECTION(target.report.name << ": " << name_of(example.type) << " "
+                                                   << example.user.reduce << " map "
+                                                   << example.user.map << ", " << name_of(finish)) {
+                    std::unique_ptr<Reducer> reducer;
+                    try {
+                        reducer = make_reducer(target, recipe);
+                    } catch (const Error& error) {
+                        if (finish == Finish::passes || error.cause() != Errc::unsupported)
+                            throw;
+                        continue; // the device runs no last-group finish
+                    }
+                    REQUIRE(reducer);
+                    const auto lengths = telling_lengths(*reducer);
+                    const auto longest = *std::max_element(lengths.begin(), lengths.end());
+                    const auto values = random_values(recipe.type, recipe.op, longest, 5);
+                    const auto input = upload(target.queue, values);
+                    const auto& queue = target.queue.queue;
+                    for (const auto length : lengths) {
+                        const auto device = reducer->reduce(queue, input, 0, length);
+                        const auto piece = std::vector<Piece>{{input, length, 0}};
+                        const auto reference = reference_for(*reducer, queue, piece,
+                                                             ValuesView(values).part(0, length));
+                        INFO("length " << length << ": device " << to_string(device)
+                                       << ", reference " << to_string(reference.value) << " ("
+                                       << reference.method << ")");
+                        // One work-item's float sum rounds up to `length` times (Higham).
+                        const double bound = 2.0 * static_cast<double>(length) *
+                                             info(reducer->accumulator()).unit_roundoff *
+                                             std::abs(as_double(reference.value));
+                        if (info(reducer->accumulator()).floating())
+                            CHECK(std::abs(as_double(device) - as_double(reference.value)) <=
+                                  bound);
+                        else
+                            CHECK(device == reference.value);
+                    }
+                }
+            }
+}
+
+TEST_CASE("a user's op that does not compile is a build failure with the compiler's log",
+          "[device][ops]") {
+    for (const auto& target : devices_under_test()) {
+        Recipe recipe;
+        recipe.op = Op::custom;
+        recipe.user = {"a +", "0", ""};
+        try {
+            Reducer reducer(target.queue.context, target.queue.device, recipe,
+                            reduce_kernel_text());
+            FAIL("built");
+        } catch (const Error& error) {
+            CHECK(error.cause() == Errc::kernel_build);
+        }
+    }
+}
