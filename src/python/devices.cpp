@@ -69,9 +69,11 @@ nb::dict select_device(std::optional<std::size_t> platform, std::size_t device,
 nb::dict device_of_handle(std::uintptr_t handle) {
     const cl::Device device(reinterpret_cast<cl_device_id>(handle), true);
     const auto platforms = all_platforms();
-    const cl_platform_id own = device.getInfo<CL_DEVICE_PLATFORM>();
+    // Older OpenCL-CLHPP headers (Debian's) return a cl_platform_id, newer ones (Ubuntu
+    // 24.04's) a cl::Platform: constructing one from either compiles with both.
+    const cl::Platform own(device.getInfo<CL_DEVICE_PLATFORM>());
     const auto found = std::find_if(platforms.begin(), platforms.end(),
-                                    [&](const cl::Platform& each) { return each() == own; });
+                                    [&](const cl::Platform& each) { return each() == own(); });
     std::optional<std::size_t> platform;
     if (found != platforms.end())
         platform = static_cast<std::size_t>(found - platforms.begin());
