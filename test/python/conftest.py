@@ -16,14 +16,19 @@ import clreduce
 def pytest_addoption(parser):
     parser.addoption(
         "--example-doc",
-        default=str(Path(__file__).resolve().parents[2] / "docs" / "python.md"),
-        help="the Markdown file whose first ```python block test_example.py runs",
+        action="append",
+        help="a Markdown file whose first ```python block test_example.py runs "
+        "(default: README.md and docs/python.md)",
     )
 
 
-@pytest.fixture(scope="session")
-def example_doc(request):
-    return Path(request.config.getoption("--example-doc"))
+def pytest_generate_tests(metafunc):
+    if "example_doc" in metafunc.fixturenames:
+        root = Path(__file__).resolve().parents[2]
+        docs = metafunc.config.getoption("--example-doc") or [root / "README.md",
+                                                              root / "docs" / "python.md"]
+        metafunc.parametrize("example_doc", [Path(doc) for doc in docs],
+                             ids=[Path(doc).name for doc in docs])
 
 
 @pytest.fixture(scope="session")

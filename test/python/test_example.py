@@ -1,5 +1,5 @@
 """The documentation's Python example runs as it is printed: its first ```python block, taken
-from --example-doc (docs/python.md unless told), in a process of its own."""
+from each --example-doc (README.md and docs/python.md unless told), in a process of its own."""
 
 import re
 import subprocess
