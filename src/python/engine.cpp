@@ -28,12 +28,10 @@ DataType type_named(const std::string& name) {
     throw Error(Errc::invalid_argument, "no value type '" + name + "' in the engine");
 }
 
-constexpr Op every_op[] = {Op::sum, Op::min, Op::max};
-
 Op op_named(const std::string& name) {
-    for (const auto op : every_op)
-        if (name == name_of(op))
-            return op;
+    for (const auto& op : all_ops())
+        if (op.op != Op::custom && name == op.name)
+            return op.op;
     throw Error(Errc::invalid_argument, "no op '" + name + "' in the engine");
 }
 
@@ -47,11 +45,14 @@ std::uint64_t stream_chunk(const Reducer& reducer, std::uint64_t length) {
 }
 
 /// The engine's defaults for the type and op: the best path the device reports, the finish
-/// chosen for it (one launch where the device allows it), the device's work-group size.
-Recipe recipe_for(DataType type, Op op) {
+/// chosen for it (one launch where the device allows it), the device's work-group size, and
+/// NumPy's accumulator unless `accumulate` names another.
+Recipe recipe_for(DataType type, Op op, const std::optional<std::string>& accumulate) {
     Recipe recipe;
     recipe.type = type;
     recipe.op = op;
+    if (accumulate)
+        recipe.accumulate = type_named(*accumulate);
     return recipe;
 }
 
@@ -70,17 +71,18 @@ nb::object to_python(const Scalar& value) {
 
 std::vector<std::string> op_names() {
     std::vector<std::string> names;
-    for (const auto op : every_op)
-        names.push_back(name_of(op));
+    for (const auto& op : all_ops())
+        if (op.op != Op::custom) // a user's op takes its text, which the package has no way to give
+            names.push_back(op.name);
     return names;
 }
 
 std::vector<std::pair<std::string, std::string>> types() {
     std::vector<std::pair<std::string, std::string>> named;
-    // The six types that are their own accumulator: the package's results have the values'
-    // dtype (Reducer.result_dtype). The code is the .npy dtype without its byte order, "i4".
+    // Every type NumPy has (not bfloat16). The code is the .npy dtype without its byte order,
+    // "i4".
     for (const auto& type : all_types())
-        if (accumulates(type.type))
+        if (type.npy != nullptr)
             named.emplace_back(type.name, std::string(type.npy).substr(1));
     return named;
 }
@@ -89,9 +91,14 @@ DeviceQueue::DeviceQueue(Handle device)
     : context(retained<cl::Device>(device))
     , queue(context, retained<cl::Device>(device)) {}
 
-Engine::Engine(Handle context, Handle device, const std::string& type, const std::string& op)
+Engine::Engine(Handle context, Handle device, const std::string& type, const std::string& op,
+               const std::optional<std::string>& accumulate)
     : reducer_(retained<cl::Context>(context), retained<cl::Device>(device),
-               recipe_for(type_named(type), op_named(op))) {}
+               recipe_for(type_named(type), op_named(op), accumulate)) {}
+
+std::string Engine::accumulator() const {
+    return name_of(reducer_.accumulator());
+}
 
 nb::object Engine::reduce_host(Handle queue, const HostArray& values) {
     if (values.size() == 0) // a stream has at least one chunk

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,11 +23,9 @@ namespace nb = nanobind;
 /// An OpenCL handle as PyOpenCL's int_ptr gives it.
 using Handle = std::uintptr_t;
 
-/// The ops the engine reduces by, by name. Until the engine has a table of ops (issue 20),
-/// this is the binding's one list of them.
+/// The ops of the engine's table (all_ops()) by name, but a user's own (custom).
 std::vector<std::string> op_names();
-/// The engine's value types: each one's name and NumPy's type code for it ("i4", "f8"). Until
-/// the engine's type table has the codes (issue 20), they are derived from its C++ types.
+/// The engine's value types that NumPy has: each one's name and NumPy's type code ("i4", "f8").
 std::vector<std::pair<std::string, std::string>> types();
 
 /// A context and an in-order queue on one device: where NumPy input is reduced.
@@ -46,8 +45,13 @@ using HostArray = nb::ndarray<nb::ro, nb::ndim<1>, nb::c_contig, nb::device::cpu
 class Engine {
 public:
     /// Builds the reducer (or takes its program from the engine's cache); lets go of the GIL
-    /// meanwhile, since a build may take seconds.
-    Engine(Handle context, Handle device, const std::string& type, const std::string& op);
+    /// meanwhile, since a build may take seconds. `accumulate`: the accumulator's type name, as
+    /// --accumulate takes it; none: NumPy's for the type and op.
+    Engine(Handle context, Handle device, const std::string& type, const std::string& op,
+           const std::optional<std::string>& accumulate);
+
+    /// The name of the type the results have: the accumulator.
+    std::string accumulator() const;
 
     /// The `values`' reduction, copied to the device in chunks on `queue` (or read where they
     /// are, on a CPU device): an int or a float.

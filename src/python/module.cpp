@@ -91,8 +91,11 @@ NB_MODULE(_clreduce, m) {
         .def_prop_ro("queue", &DeviceQueue::queue_handle);
 
     nb::class_<Engine>(m, "Engine", "A reducer for one context, device, type and op.")
-        .def(nb::init<Handle, Handle, const std::string&, const std::string&>(), "context"_a,
-             "device"_a, "type"_a, "op"_a, nb::call_guard<nb::gil_scoped_release>())
+        .def(nb::init<Handle, Handle, const std::string&, const std::string&,
+                      const std::optional<std::string>&>(),
+             "context"_a, "device"_a, "type"_a, "op"_a, "accumulate"_a.none(),
+             nb::call_guard<nb::gil_scoped_release>())
+        .def_prop_ro("accumulator", &Engine::accumulator)
         .def("reduce_host", &Engine::reduce_host, "queue"_a, "values"_a)
         .def("reduce_buffer", &Engine::reduce_buffer, "queue"_a, "buffer"_a, "first"_a, "count"_a,
              "wait"_a)

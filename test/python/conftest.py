@@ -56,27 +56,26 @@ def queue(context):
 
 
 def random_values(dtype, length, seed=1, op="sum"):
-    """Values of every sign and size that an integer type holds, so that its sums wrap. Floating
-    point: for a sum, whole numbers in [-8, 8], so that every partial sum in any order is exact
-    (below 2^24) and the sum must equal NumPy's; for min and max, any values."""
+    """Values of every sign and size that an integer type holds, so that its sums and products
+    wrap. Floating point: for a sum, whole numbers in [-8, 8], so that every partial sum in any
+    order is exact (below 2^24) and the sum must equal NumPy's; for a product, -1 and 1, exact
+    likewise; for the others, any values. bool: False and True."""
     rng = np.random.default_rng(seed)
     dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return rng.integers(0, 1, size=length, endpoint=True).astype(dtype)
     if dtype.kind == "f":
         if op == "sum":
             return rng.integers(-8, 8, size=length, endpoint=True).astype(dtype)
+        if op == "prod":
+            return rng.choice([-1.0, 1.0], size=length).astype(dtype)
         return (rng.standard_normal(length) * 1000).astype(dtype)
     info = np.iinfo(dtype)
     return rng.integers(info.min, info.max, size=length, dtype=dtype, endpoint=True)
 
 
-def numpy_answer(op, values):
-    """NumPy's answer, accumulated in the values' own type as clreduce does today."""
-    if op == "sum":
-        return np.sum(values, dtype=values.dtype)
-    return getattr(np, op)(values)
-
-
 def assert_matches(op, got, values):
-    """Of the values' dtype and equal to NumPy's answer."""
-    assert type(got) is values.dtype.type
-    assert got == numpy_answer(op, values)
+    """Of NumPy's dtype (np.sum of int32 is int64) and equal to NumPy's answer."""
+    expected = getattr(np, op)(values)
+    assert type(got) is type(expected)
+    assert got == expected

@@ -10,19 +10,63 @@ from conftest import assert_matches, random_values
 # 1 and 2; around a work-group; primes; a tiny last pass; more than one streamed chunk of int32
 # would be 16 Mi values, too slow here, so the largest is past a million.
 LENGTHS = [1, 2, 255, 256, 257, 1009, 65537, 1_000_003]
+# Every dtype and op at a few of them; every length for a few dtypes and ops.
+SHORT_LENGTHS = [1, 257, 1009]
+CASES = [
+    (dtype, op, length) for dtype in clreduce.DTYPES for op in clreduce.OPS
+    for length in SHORT_LENGTHS
+] + [
+    (np.dtype(dtype), op, length) for dtype in (np.int32, np.float32, np.float16)
+    for op in ("sum", "max") for length in LENGTHS if length not in SHORT_LENGTHS
+]
 
 
-@pytest.mark.parametrize("length", LENGTHS)
-@pytest.mark.parametrize("op", clreduce.OPS)
-@pytest.mark.parametrize("dtype", clreduce.DTYPES, ids=str)
+@pytest.mark.parametrize("dtype, op, length", CASES, ids=str)
 def test_every_dtype_and_op_matches_numpy(device, dtype, op, length):
     values = random_values(dtype, length, seed=length, op=op)
     assert_matches(op, getattr(clreduce, op)(values), values)
 
 
-def test_integer_sums_wrap_around_as_numpy_in_the_same_type(device):
+def test_integer_sums_are_numpy_dtype_and_wrap_in_it(device):
     values = np.full(1000, np.iinfo(np.int32).max, dtype=np.int32)
-    assert clreduce.sum(values) == np.sum(values, dtype=np.int32)
+    assert clreduce.sum(values) == np.sum(values) == 1000 * np.iinfo(np.int32).max
+    assert clreduce.sum(values, dtype=np.int32) == np.sum(values, dtype=np.int32)
+    assert type(clreduce.sum(values, dtype=np.int32)) is np.int32
+
+
+@pytest.mark.parametrize(
+    "dtype, accumulate",
+    [(np.int8, np.int32), (np.uint16, np.uint32), (np.int32, np.float64),
+     (np.float32, np.float64), (np.float16, np.float32), (np.bool_, np.int64)],
+    ids=str,
+)
+def test_dtype_chooses_the_accumulator_as_numpy(device, dtype, accumulate):
+    values = random_values(dtype, 1009)
+    got = clreduce.sum(values, dtype=accumulate)
+    expected = np.sum(values, dtype=accumulate)
+    assert type(got) is type(expected)
+    assert got == expected
+
+
+@pytest.mark.parametrize("op", ["min", "max", "nanmin", "nanmax"])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64], ids=str)
+def test_nan_as_numpy(device, dtype, op):
+    values = random_values(dtype, 1009, op=op)
+    values[500] = np.nan
+    got, expected = getattr(clreduce, op)(values), getattr(np, op)(values)
+    assert type(got) is type(expected)
+    assert got == expected or (np.isnan(got) and np.isnan(expected))
+
+
+@pytest.mark.parametrize("dtype", clreduce.DTYPES, ids=str)
+def test_any_and_all_as_numpy(device, dtype):
+    zeros = np.zeros(300, dtype)
+    one_set = zeros.copy()
+    one_set[123] = 1
+    ones = np.ones(300, dtype)
+    for values in (zeros, one_set, ones):
+        assert clreduce.any(values) is np.any(values)
+        assert clreduce.all(values) is np.all(values)
 
 
 @pytest.mark.parametrize(
@@ -67,7 +111,7 @@ def test_a_reducer_takes_many_arrays(device):
 
 def test_the_device_is_chosen_as_the_tool_chooses_it(device):
     values = random_values(np.uint32, 5000)
-    expected = np.sum(values, dtype=np.uint32)
+    expected = np.sum(values)
     for choice in (None, device, (device.platform, device.index),
                    (device.platform, device.index, device.type)):
         assert clreduce.sum(values, device=choice) == expected

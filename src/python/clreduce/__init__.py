@@ -10,7 +10,7 @@ import numpy as np
 
 from ._clreduce import Error
 from ._devices import Device, devices
-from ._reducer import DTYPES, OPS, Reducer, engine_dtype, is_pyopencl_array
+from ._reducer import DTYPES, OPS, Reducer, engine_accumulator, engine_dtype, is_pyopencl_array
 
 try:
     __version__ = version("clreduce")
@@ -25,12 +25,12 @@ __all__ = [
 _reducers = {}
 
 
-def _reducer(dtype, op, device):
-    """The functions' Reducer for a dtype, op and device=, kept for the next call."""
+def _reducer(dtype, op, accumulate, device):
+    """The functions' Reducer for a dtype, op, dtype= and device=, kept for the next call."""
     device_key = ("pyopencl", device.int_ptr) if hasattr(device, "int_ptr") else device
-    key = (dtype, op, device_key)
+    key = (dtype, op, accumulate, device_key)
     if key not in _reducers:
-        _reducers[key] = Reducer(dtype, op, device)
+        _reducers[key] = Reducer(dtype, op, device, accumulate)
     return _reducers[key]
 
 
@@ -52,18 +52,16 @@ def _reduce(op, a, axis=None, dtype=None, out=None, exact=False, device=None, qu
     _require_whole(a, axis)
     if exact:
         raise NotImplementedError("exact=True: clreduce has no exact sums in this version")
-    if dtype is not None and np.dtype(dtype) != values_dtype:
-        raise NotImplementedError(
-            f"dtype={np.dtype(dtype)}: clreduce accumulates {values_dtype} values in "
-            f"{values_dtype} in this version"
-        )
+    accumulate = engine_accumulator(values_dtype, op, dtype)
     if device is not None and is_pyopencl_array(a):
         raise ValueError("device= is for NumPy input: a PyOpenCL array is reduced on its queue")
-    return _reducer(values_dtype, op, device)(a, out=out, queue=queue)
+    return _reducer(values_dtype, op, accumulate, device)(a, out=out, queue=queue)
 
 
 def sum(a, axis=None, dtype=None, out=None, *, exact=False, device=None, queue=None):
-    """The sum of `a`'s values, of a's dtype (integers wrap around), as np.sum without axis.
+    """The sum of `a`'s values, as np.sum without axis: of NumPy's dtype (int64 for int32
+    values), integers wrapping around; `dtype` the accumulator (int32, uint32, int64, uint64,
+    float32, float64).
 
     `a`: a NumPy array (or anything np.asarray takes), copied to `device`; or a
     pyopencl.array.Array, reduced on `queue` (default: its own) where it is. `out`: a
@@ -75,29 +73,27 @@ def sum(a, axis=None, dtype=None, out=None, *, exact=False, device=None, queue=N
 
 
 def prod(a, axis=None, dtype=None, out=None, *, exact=False, device=None, queue=None):
-    """The product of `a`'s values, as np.prod: where the engine has a prod (not this version)."""
+    """The product of `a`'s values, as np.prod; arguments as for sum."""
     return _reduce("prod", a, axis, dtype, out, exact, device, queue)
 
 
 def min(a, axis=None, out=None, *, device=None, queue=None):
-    """The least of `a`'s values, as np.min; arguments as for sum. Floating point: a NaN is
-    passed over (as np.nanmin does) in this version."""
+    """The least of `a`'s values, as np.min (a NaN gives NaN); arguments as for sum."""
     return _reduce("min", a, axis, None, out, False, device, queue)
 
 
 def max(a, axis=None, out=None, *, device=None, queue=None):
-    """The largest of `a`'s values, as np.max; arguments as for sum. Floating point: a NaN is
-    passed over (as np.nanmax does) in this version."""
+    """The largest of `a`'s values, as np.max (a NaN gives NaN); arguments as for sum."""
     return _reduce("max", a, axis, None, out, False, device, queue)
 
 
 def nanmin(a, axis=None, out=None, *, device=None, queue=None):
-    """As np.nanmin: where the engine has a nanmin (not this version)."""
+    """The least of `a`'s values but NaN, as np.nanmin; arguments as for sum."""
     return _reduce("nanmin", a, axis, None, out, False, device, queue)
 
 
 def nanmax(a, axis=None, out=None, *, device=None, queue=None):
-    """As np.nanmax: where the engine has a nanmax (not this version)."""
+    """The largest of `a`'s values but NaN, as np.nanmax; arguments as for sum."""
     return _reduce("nanmax", a, axis, None, out, False, device, queue)
 
 
@@ -118,14 +114,14 @@ def argmax(a, axis=None, out=None, **options):
     raise _not_yet("argmax")
 
 
-def any(a, axis=None, out=None, **options):
-    """As np.any: not in this version (NotImplementedError)."""
-    raise _not_yet("any")
+def any(a, axis=None, out=None, *, device=None, queue=None):
+    """Whether any of `a`'s values is not zero, as np.any (a np.bool_); arguments as for sum."""
+    return _reduce("any", a, axis, None, out, False, device, queue)
 
 
-def all(a, axis=None, out=None, **options):
-    """As np.all: not in this version (NotImplementedError)."""
-    raise _not_yet("all")
+def all(a, axis=None, out=None, *, device=None, queue=None):
+    """Whether all of `a`'s values are not zero, as np.all (a np.bool_); arguments as for sum."""
+    return _reduce("all", a, axis, None, out, False, device, queue)
 
 
 def reduce(a, reduce="a+b", identity="0", map=None, **options):

@@ -12,8 +12,13 @@ from ._devices import device_queue, resolve_device
 OPS = tuple(_clreduce.op_names())
 #: The engine's name of each dtype it reduces: its value types.
 _ENGINE_TYPES = {np.dtype(code): name for name, code in _clreduce.types()}
+_NUMPY_CODES = dict(_clreduce.types())
 #: The dtypes the engine reduces.
 DTYPES = tuple(_ENGINE_TYPES)
+#: The dtypes a sum or product accumulates in where dtype= names one.
+ACCUMULATORS = tuple(
+    np.dtype(name) for name in ("int32", "uint32", "int64", "uint64", "float32", "float64")
+)
 
 
 def engine_dtype(dtype):
@@ -38,6 +43,32 @@ def engine_op(op):
             f"{', '.join(OPS)}"
         )
     return op
+
+
+def numpy_result_dtype(dtype, op, accumulate=None):
+    """The dtype of NumPy's answer for `op` on `dtype` values (sum and prod: with dtype=
+    `accumulate`): int64 for a sum of int32, float16 for a sum of float16, bool for any."""
+    options = {} if accumulate is None else {"dtype": accumulate}
+    return np.dtype(getattr(np, op)(np.ones(1, dtype), **options).dtype)
+
+
+def engine_accumulator(dtype, op, accumulate):
+    """The accumulator the engine is asked for, for NumPy's result with dtype= `accumulate`:
+    that result's dtype (the engine's own defaults for int32 and uint32 are themselves), or
+    None for the engine's default where NumPy's result is none of ACCUMULATORS (float16's
+    float32; min, max, any and all); NotImplementedError where dtype= names no accumulator."""
+    if op not in ("sum", "prod"):
+        if accumulate is not None:
+            raise TypeError(f"dtype= is for sum and prod, not {op}")
+        return None
+    result = numpy_result_dtype(dtype, op, accumulate)
+    if result in ACCUMULATORS:
+        return result
+    if accumulate is None or result == numpy_result_dtype(dtype, op):
+        return None
+    raise NotImplementedError(
+        f"dtype={result}: clreduce accumulates in {', '.join(d.name for d in ACCUMULATORS)}"
+    )
 
 
 def is_pyopencl_array(a):
@@ -70,14 +101,16 @@ class Reducer:
     the compiled programs of every context for the process, so a Reducer for something already
     built costs no compile. A Reducer may be shared by threads; each call has it to itself.
 
-    The result's dtype is `result_dtype`: the values' own today (NumPy's sum of int32 is
-    int64; clreduce's wraps in int32 until the engine has other accumulators).
+    The result's dtype is `result_dtype`, NumPy's: int64 for a sum of int32, uint64 for one of
+    uint32, the values' own for min and max, bool for any and all. `accumulate` (sum and prod)
+    is NumPy's dtype=: int32, uint32, int64, uint64, float32 or float64.
     """
 
-    def __init__(self, dtype, op="sum", device=None):
+    def __init__(self, dtype, op="sum", device=None, accumulate=None):
         self.dtype = engine_dtype(dtype)
         self.op = engine_op(op)
-        self.result_dtype = self.dtype
+        self.accumulate = engine_accumulator(self.dtype, self.op, accumulate)
+        self.result_dtype = numpy_result_dtype(self.dtype, self.op, self.accumulate)
         self._device_argument = device
         self._device = None  # resolved on the first NumPy input: PyOpenCL input has its own
         self._engines = {}  # (context, device) handles -> _clreduce.Engine
@@ -112,19 +145,23 @@ class Reducer:
     def enqueue(self, a, out, out_index=0, wait_for=(), queue=None):
         """Enqueues the reduction of the pyopencl.array.Array `a` into value `out_index` of the
         pyopencl.array.Array `out`, after a's, out's and `wait_for`'s events, on `queue`
-        (default: `a.queue`), and returns the pyopencl.Event of its last command."""
+        (default: `a.queue`), and returns the pyopencl.Event of its last command. `out` has
+        the engine's accumulator dtype, which is result_dtype but for sums
+        of float16 (float32) and bool (uint64) and any and all (uint32)."""
         import pyopencl
 
         queue = self._check_pyopencl_input(a, queue)
-        if not is_pyopencl_array(out) or out.dtype != self.result_dtype:
-            raise TypeError(f"out= takes a pyopencl.array.Array of {self.result_dtype}")
+        engine = self._engine_for(queue)
+        accumulator = np.dtype(_NUMPY_CODES[engine.accumulator])
+        if not is_pyopencl_array(out) or out.dtype != accumulator:
+            raise TypeError(f"out= takes a pyopencl.array.Array of {accumulator}")
         _require_contiguous(out, "out")
         if not 0 <= out_index < out.size:
             raise ValueError(f"out has {out.size} values: no index {out_index}")
         if a.size == 0:
             raise ValueError("an empty array has nothing to enqueue: reduce it without out=")
         wait = [event.int_ptr for event in (*a.events, *out.events, *wait_for)]
-        handle = self._engine_for(queue).enqueue(
+        handle = engine.enqueue(
             queue.int_ptr, a.base_data.int_ptr, _first_value(a), a.size,
             out.base_data.int_ptr, _first_value(out) + out_index, wait,
         )
@@ -177,6 +214,7 @@ class Reducer:
             key = (context, device)
             if key not in self._engines:
                 self._engines[key] = _clreduce.Engine(
-                    context, device, _ENGINE_TYPES[self.dtype], self.op
+                    context, device, _ENGINE_TYPES[self.dtype], self.op,
+                    None if self.accumulate is None else _ENGINE_TYPES[self.accumulate],
                 )
             return self._engines[key]
