@@ -71,8 +71,9 @@ nb::object to_python(const Scalar& value) {
 
 std::vector<std::string> op_names() {
     std::vector<std::string> names;
+    // Not custom: a user's op needs its OpenCL C, which the package has no way to give yet.
     for (const auto& op : all_ops())
-        if (op.op != Op::custom) // a user's op takes its text, which the package has no way to give
+        if (op.op != Op::custom)
             names.push_back(op.name);
     return names;
 }
