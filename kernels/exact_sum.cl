@@ -88,7 +88,9 @@ void spill(local long* digits, double x) {
 
 /// Which lanes of x are finite: x - x is 0 there and NaN for NaN and infinities. Cheaper
 /// than isfinite() on PoCL, where that took two thirds of the kernel's time.
-inline long4 finite(double4 x) { return x - x == (double4)0; }
+inline long4 finite(double4 x) {
+    return x - x == (double4)0;
+}
 
 /// Spills each nonzero lane of x into the digits.
 void spill_lanes(local long* digits, double4 x) {
@@ -136,9 +138,9 @@ double4 count_specials(double4 x, local long* digits) {
     vstore4(x, 0, lanes);
     for (int lane = 0; lane < 4; ++lane)
         if (!isfinite(lanes[lane]))
-            atom_inc(&digits[isnan(lanes[lane])    ? NAN_COUNT
-                             : lanes[lane] > 0 ? POSITIVE_INFINITY_COUNT
-                                               : NEGATIVE_INFINITY_COUNT]);
+            atom_inc(&digits[isnan(lanes[lane]) ? NAN_COUNT
+                             : lanes[lane] > 0  ? POSITIVE_INFINITY_COUNT
+                                                : NEGATIVE_INFINITY_COUNT]);
     return select((double4)0, x, finite(x));
 }
 
@@ -180,8 +182,8 @@ void normalise_into(local long* accumulator, global long* row) {
 /// four values at a time. On a GPU they read with the global size as stride, so neighbours
 /// read neighbouring vectors (coalesced); on a CPU (-D CONTIGUOUS) each reads a run of its
 /// own, as a core's cache wants. The first work-item adds the last length % 4 values.
-kernel void exact_partials(global const VALUE* input, ulong first, ulong length,
-                           global long* rows, ulong first_row) {
+kernel void exact_partials(global const VALUE* input, ulong first, ulong length, global long* rows,
+                           ulong first_row) {
     local long digits[ROW_WIDTH];
     clear(digits);
     double4 expansion[EXPANSION] = {0};
