@@ -68,15 +68,15 @@ T combine(Op op, T a, T b) {
         case Op::prod:
             return a * b;
         case Op::min:
+        case Op::argmin: // on the pairs' values: combine_indexed()
             return nan ? a + b : std::fmin(a, b);
         case Op::max:
+        case Op::argmax:
             return nan ? a + b : std::fmax(a, b);
         case Op::nanmin:
             return std::fmin(a, b);
         case Op::nanmax:
             return std::fmax(a, b);
-        case Op::argmin: // reduce pairs: combine_indexed()
-        case Op::argmax:
         case Op::any:
         case Op::all:
         case Op::custom:
