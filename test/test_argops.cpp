@@ -57,7 +57,11 @@ TEST_CASE("argmin and argmax give NumPy's first index on every type, path, finis
           "[device][argops]") {
     for (const auto& combination : every_op_and_type()) {
         const auto& recipe = combination.recipe;
-        if (!info(recipe.op).indexed)
+        // The single launch on three types (bytes, halves, floats), as test_ops.cpp holds it.
+        const bool last_group_type = recipe.type == DataType::int8 ||
+                                     recipe.type == DataType::float16 ||
+                                     recipe.type == DataType::float32;
+        if (!info(recipe.op).indexed || (recipe.finish == Finish::last_group && !last_group_type))
             continue;
         DYNAMIC_SECTION(combination.name()) {
             const auto& target = *combination.target;
@@ -65,9 +69,8 @@ TEST_CASE("argmin and argmax give NumPy's first index on every type, path, finis
             REQUIRE(reducer);
             const auto lengths = telling_lengths(*reducer);
             const auto longest = *std::max_element(lengths.begin(), lengths.end());
-            for (const auto& values :
-                 {random_values(recipe.type, recipe.op, longest, 2029),
-                  tied_values(recipe.type, longest)}) {
+            for (const auto& values : {random_values(recipe.type, recipe.op, longest, 2029),
+                                       tied_values(recipe.type, longest)}) {
                 const auto input = upload(target.queue, values);
                 for (const auto length : lengths)
                     // From an odd first value too: the index counts from `first`.
@@ -76,9 +79,9 @@ TEST_CASE("argmin and argmax give NumPy's first index on every type, path, finis
                             continue;
                         const auto count = length - first;
                         INFO("values " << first << " + " << count);
-                        check_same(reducer->reduce_timed(target.queue.queue, {{input, count, first}}),
-                                   host_reduce(recipe.op, ValuesView(values).part(first, count),
-                                               count));
+                        check_same(
+                            reducer->reduce_timed(target.queue.queue, {{input, count, first}}),
+                            host_reduce(recipe.op, ValuesView(values).part(first, count), count));
                     }
             }
         }
@@ -120,8 +123,8 @@ TEST_CASE("argmin and argmax take the first NaN, the first infinity and either z
                 std::vector<double> doubles(1001, example.background);
                 for (const auto& [at, value] : example.planted)
                     doubles[at] = value;
-                const auto values =
-                    values_of(recipe.type, doubles.size(), [&](std::uint64_t i) { return doubles[i]; });
+                const auto values = values_of(recipe.type, doubles.size(),
+                                              [&](std::uint64_t i) { return doubles[i]; });
                 const auto input = upload(combination.target->queue, values);
                 const auto device = reducer->reduce_timed(combination.target->queue.queue,
                                                           {{input, doubles.size(), 0}});
@@ -155,7 +158,8 @@ TEST_CASE("argmin and argmax count indices across buffers and streamed chunks",
             SECTION("in buffers of 997 values") {
                 const DeviceInput input(target.queue.context, target.queue.queue, values, 997);
                 CHECK(input.buffers() == 11);
-                check_same(reducer->reduce_timed(target.queue.queue, input.prefix(length)), expected);
+                check_same(reducer->reduce_timed(target.queue.queue, input.prefix(length)),
+                           expected);
             }
             SECTION("streamed in chunks of about 1000 values") {
                 const auto stream = make_host_stream(*reducer, target.queue.queue,
