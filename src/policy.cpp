@@ -27,7 +27,8 @@ std::size_t work_group_size(const Policy& policy, const DeviceReport& report,
     limits.work_item = report.max_work_item_size;
     limits.local_memory_free =
         report.local_memory - std::min(kernels.local_memory, report.local_memory);
-    limits.value_size = partial_size(policy.recipe.op, policy.accumulator); // local memory holds partials
+    limits.value_size =
+        partial_size(policy.recipe.op, policy.accumulator); // local memory holds partials
     if (policy.simd_sized_work_groups)
         limits.wanted = kernels.preferred_multiple;
     if (policy.recipe.work_group_size != 0) {
@@ -122,9 +123,9 @@ Policy policy_for(const DeviceReport& report, const Recipe& recipe) {
     policy.smallest_work_group = policy.path == Path::sub_group ? 4 : 1;
     policy.build_options = build_options(report, policy.path, policy.finish, recipe.type,
                                          policy.accumulator, recipe.op, Reads::values);
-    policy.partials_build_options = build_options(report, policy.path, policy.finish,
-                                                  policy.accumulator, policy.accumulator, recipe.op,
-                                                  Reads::partials);
+    policy.partials_build_options =
+        build_options(report, policy.path, policy.finish, policy.accumulator, policy.accumulator,
+                      recipe.op, Reads::partials);
     return policy;
 }
 

@@ -193,12 +193,12 @@ Reducer::Reducer(const cl::Context& context, const cl::Device& device, const Rec
     };
     program_ = cached_program(context_, device_, source_, policy_.build_options);
     values_kernels_ = kernels_of(program_);
-    partials_program_ = cached_program(
-        context_, device_,
-        complete_kernel_source(std::string(kernel_text), recipe.op, policy_.path,
-                               policy_.accumulator, policy_.accumulator, without_map(recipe.user),
-                               Reads::partials),
-        policy_.partials_build_options);
+    partials_program_ =
+        cached_program(context_, device_,
+                       complete_kernel_source(std::string(kernel_text), recipe.op, policy_.path,
+                                              policy_.accumulator, policy_.accumulator,
+                                              without_map(recipe.user), Reads::partials),
+                       policy_.partials_build_options);
     partials_kernels_ =
         partials_program_() == program_() ? values_kernels_ : kernels_of(partials_program_);
     policy_ = settle(std::move(policy_), report_, kernel_limits(),
@@ -463,7 +463,7 @@ cl::Event Reducer::enqueue_piece(const cl::CommandQueue& queue, const Piece& pie
 }
 
 Reduction Reducer::reduce_in_order(const cl::CommandQueue& queue,
-                                const std::vector<Piece>& pieces) try {
+                                   const std::vector<Piece>& pieces) try {
     cl::Kernel kernel(program_, "reduce_in_order");
     const cl::Buffer result(context_, CL_MEM_READ_WRITE, accumulator_size());
     for (std::size_t i = 0; i < pieces.size(); ++i) {

@@ -166,9 +166,9 @@ Reference indexed_reduce(Op op, const std::vector<ValuesView>& spans, HostMap ma
             auto& pair = chunks[begin / chunk];
             pair = indexed_identity<A>(op);
             for (std::uint64_t i = begin; i < end; ++i)
-                pair = combine_indexed<A>(op, pair,
-                                          {to_accumulator<A>(op, values[i], map),
-                                           static_cast<std::int64_t>(start + i)});
+                pair = combine_indexed<A>(
+                    op, pair,
+                    {to_accumulator<A>(op, values[i], map), static_cast<std::int64_t>(start + i)});
         });
         for (const auto& pair : chunks)
             result = combine_indexed(op, result, pair);

@@ -179,8 +179,8 @@ std::string type_options(DataType input, DataType accumulator, Op op, Reads read
     const std::string accum = info(accumulator).cl_value;
     return std::string(indexed ? "-D REDUCE_INDEXED " : "") +
            "-D REDUCE_INPUT=" + (pairs ? value : in.cl_storage) + " -D REDUCE_VALUE=" + value +
-           " -D REDUCE_VALUE4=" + (pairs ? "accum4_t" : value + "4") + " -D REDUCE_ACCUM=" +
-           accum + " -D REDUCE_ACCUM4=" + accum + "4";
+           " -D REDUCE_VALUE4=" + (pairs ? "accum4_t" : value + "4") + " -D REDUCE_ACCUM=" + accum +
+           " -D REDUCE_ACCUM4=" + accum + "4";
 }
 
 std::string op_definitions(Op op, Path path, DataType input, DataType accumulator,
