@@ -16,11 +16,13 @@
 //   -D REDUCE_VALUE=<type>    what a value is loaded into (float for half and bfloat16), and
 //                             REDUCE_VALUE4 its 4-vector
 //   -D REDUCE_ACCUM=<type>    what is reduced: each value is mapped to it (int8 sums
-//                             accumulate in long), and REDUCE_ACCUM4 its 4-vector.
-// It appends the definitions of load, load4, map, map4, identity, op and op4 for the types and
-// the op chosen on the command line (sum, prod, min, max, ..., or the user's own), and, for
-// the path the device supports, the relay to the matching built-in. Passes after the first
-// read partials: they are built with the accumulator as the input and map as a conversion.
+//                             accumulate in long), and REDUCE_ACCUM4 its 4-vector; with
+//                             -D REDUCE_INDEXED (argmin, argmax) a pair of it and its index.
+// It appends the definitions of load, load4, map, map4, identity, splat4, op and op4 for the
+// types and the op chosen on the command line (sum, prod, min, max, ..., or the user's own),
+// and, for the path the device supports, the relay to the matching built-in. Passes after the
+// first read partials: they are built with the accumulator as the input and map as a
+// conversion.
 // It also passes one of
 //   -D REDUCE_PATH_WORK_GROUP   work_group_reduce_<op> (OpenCL C 2.0, or 3.0 with the feature)
 //   -D REDUCE_PATH_SUB_GROUP    sub_group_reduce_<op>  (cl_khr_subgroups or __opencl_c_subgroups)
