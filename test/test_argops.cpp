@@ -166,3 +166,26 @@ TEST_CASE("argmin and argmax count indices across buffers and streamed chunks",
         }
     }
 }
+
+TEST_CASE("enqueue_reduce writes argmax's pair: the value at byte 0, its index at byte 8",
+          "[device][argops]") {
+    for (const auto& target : devices_under_test()) {
+        DYNAMIC_SECTION(target.report.name) {
+            Recipe recipe;
+            recipe.type = DataType::float32;
+            recipe.op = Op::argmax;
+            const auto reducer = make_reducer(target, recipe);
+            REQUIRE(reducer);
+            REQUIRE(reducer->accumulator_size() == 16);
+            const auto values = tied_values(DataType::float32, 5000); // 3, 2, 1, 0, 4, 3, ...
+            const auto input = upload(target.queue, values);
+            const cl::Buffer result(target.queue.context, CL_MEM_READ_WRITE, 2 * 16);
+            // From value 1 on into the second pair: the index counts from `first`.
+            reducer->enqueue_reduce(target.queue.queue, input, 1, 4999, result, 1).wait();
+            IndexedValue<cl_float> pair{};
+            target.queue.queue.enqueueReadBuffer(result, CL_TRUE, 16, sizeof pair, &pair);
+            CHECK(pair.value == 4);
+            CHECK(pair.index == 3);
+        }
+    }
+}
