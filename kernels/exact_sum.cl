@@ -1,4 +1,5 @@
-// The exact sum of float or double values, as a lesson in reproducible reduction.
+// The exact sum of float or double values (and of float16 and bfloat16 ones, loaded as
+// floats), as a lesson in reproducible reduction.
 //
 // A floating-point sum's result depends on the order of its additions, because each one
 // rounds. Integer addition does not round, so it is associative: any order of any tree gives
@@ -15,13 +16,16 @@
 // Speed: turning a value into digits costs some 20 instructions and three atomics. Most
 // values never get there: each work-item first adds its values to short floating-point
 // expansions (three double4, kept in registers) with TwoSum, which is exact; only what an
-// expansion cannot hold spills into the digits (ExBLAS's design), and at the end each
-// work-item spills its expansions. Each lane of the double4 is an expansion of its own, so
-// four values go in side by side.
+// expansion cannot hold spills into the digits (ExBLAS's design). Each lane of the double4
+// is an expansion of its own, so four values go in side by side. At the end the work-items
+// fold their expansions into one, exactly, and only that one spills: digits added by every
+// work-item land on the same few limbs, where atomics wait for each other.
 //
-// Build options: -D VALUE=float|double, -D LIMBS=<limbs>, -D LOWEST_BIT=<-149|-1074>,
-// -D VALUE_IS_FLOAT for float input, and -D CONTIGUOUS on CPUs. Needs cl_khr_fp64 (the
-// expansions are in double, where no sum of floats overflows) and cl_khr_int64_base_atomics.
+// Build options: -D VALUE=float|double|half|ushort (the input's type), -D LIMBS=<limbs>,
+// -D LOWEST_BIT=<-149|-1074>, -D VALUE_IS_FLOAT for float input (also for float16, with
+// -D VALUE_IS_HALF, and bfloat16 held as ushort, with -D VALUE_IS_BFLOAT16), and
+// -D CONTIGUOUS on CPUs. Needs cl_khr_fp64 (the expansions are in double, where no sum of
+// floats overflows) and cl_khr_int64_base_atomics.
 //
 // An accumulator row, as both kernels write it and the host reads it: LIMBS limbs, least
 // significant first, then the counts of NaNs, of +infinities and of -infinities met, which
@@ -73,17 +77,15 @@
 #define LOADED4 double4
 #endif
 
-/// Four values as doubles, exactly. A float subnormal is decoded from its bits, so that a
-/// device that flushes float subnormals to zero (as some GPUs' float units do) still adds
-/// it; every other float converts exactly.
+/// Four values as doubles, exactly. Every float but a subnormal converts exactly; a vector
+/// with a subnormal is decoded from its bits instead, so that a device that flushes float
+/// subnormals to zero (as some GPUs' float units do) still adds them.
 inline double4 widen(LOADED4 x) {
 #ifdef VALUE_IS_FLOAT
     const uint4 bits = as_uint4(x);
     const uint4 exponent = (bits >> 23) & 0xff;
-#ifdef EXACT_FAST_WIDEN
     if (!any((exponent == 0) & ((bits & 0x7fffff) != 0)))
         return convert_double4(x);
-#endif
     const uint4 hidden = select((uint4)0, (uint4)0x800000, exponent != 0);
     const double4 mantissa = convert_double4((bits & 0x7fffff) | hidden);
     const int4 scale = convert_int4(max(exponent, (uint4)1)) - 150; // of the mantissa's last bit
@@ -142,9 +144,9 @@ inline double4 two_sum(double4* entry, double4 x, local long* digits) {
     const double4 sum = *entry + x;
     const double4 virtual_x = sum - *entry;
     const double4 error = (*entry - (sum - virtual_x)) + (x - virtual_x);
-#if defined(VALUE_IS_FLOAT) && defined(EXACT_NO_GUARD)
+#ifdef VALUE_IS_FLOAT
     // No sum of floats overflows a double (2^64 of the largest float are 2^192), so neither
-    // does an entry or its error.
+    // does an entry or its error: no guard.
     *entry = sum;
     return error;
 #else
@@ -263,16 +265,14 @@ kernel void exact_partials(global const VALUE* input, ulong first, ulong length,
     const ulong end = vectors;
     const ulong step = get_global_size(0);
 #endif
+    // Two loads in flight before either is added: the adds wait on memory less.
     ulong i = start;
-#ifdef EXACT_AHEAD
-    // Two loads in flight before either is added.
     for (; EXACT_IN_RUN(i + step, end); i += 2 * step) {
         const LOADED4 a = LOAD4(i, values);
         const LOADED4 b = LOAD4(i + step, values);
         add_values(a, expansion, digits);
         add_values(b, expansion, digits);
     }
-#endif
     for (; EXACT_IN_RUN(i, end); i += step)
         add_values(LOAD4(i, values), expansion, digits);
     if (get_global_id(0) == 0)

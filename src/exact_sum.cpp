@@ -15,7 +15,14 @@ namespace clreduce {
 namespace {
 
 constexpr std::size_t default_work_group_size = 256;
-constexpr std::size_t work_groups_per_compute_unit = 4;
+
+/// The first pass's work-groups per compute unit over a long piece. Each work-group costs a
+/// row to merge, and a row of doubles has 72 entries against a float's 15: on the H100, 2
+/// per compute unit were fastest for doubles (749 us against 789 with 4 at 2^28, 81 against
+/// 125 at 2^24) and 4 for floats (386 us against 480 with 2 at 2^28; docs/exact-sums.md).
+std::size_t work_groups_per_compute_unit(DataType type) {
+    return type == DataType::float64 ? 2 : 4;
+}
 
 std::string exact_build_options(DataType type, const DeviceReport& report) {
     // float16 and bfloat16 load as floats (VALUE_IS_FLOAT), each its own way.
@@ -71,7 +78,7 @@ ExactSum::ExactSum(const cl::Context& context, const cl::Device& device, DataTyp
     partials_ = program_kernel(device, program, "exact_partials");
     merge_ = program_kernel(device, program, "exact_merge");
     work_group_size_ = settle_work_group_size(work_group_size, device, {partials_, merge_});
-    work_groups_ = report.compute_units * work_groups_per_compute_unit;
+    work_groups_ = report.compute_units * work_groups_per_compute_unit(type);
     merged_ =
         cl::Buffer(context, CL_MEM_READ_WRITE, ExactAccumulator::row_width(type) * sizeof(cl_long));
 } catch (const cl::Error& error) {
