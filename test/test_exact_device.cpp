@@ -8,31 +8,46 @@
 #include "device_targets.hpp"
 
 #include <random>
+#include <type_traits>
 
 using namespace clreduce;
 
 namespace {
 
-/// Values with cancellation at every magnitude: random mantissas and exponents, each value
-/// followed by its negation a third of the time.
+/// `value` rounded to the host type T.
 template <typename T>
-std::vector<T> cancelling_values(std::size_t count) {
+T held_as(double value) {
+    if constexpr (std::is_same_v<T, Half>)
+        return to_half(static_cast<float>(value));
+    else if constexpr (std::is_same_v<T, BFloat16>)
+        return to_bfloat16(static_cast<float>(value));
+    else
+        return static_cast<T>(value);
+}
+
+/// Values with cancellation at every magnitude from 2^-`scale` to 2^`scale`: random
+/// mantissas and exponents, each value followed by its negation a third of the time.
+template <typename T>
+std::vector<T> cancelling_values(std::size_t count, int scale) {
     std::mt19937_64 random(22);
-    std::uniform_int_distribution<int> exponent(-60, 60);
+    std::uniform_int_distribution<int> exponent(-scale, scale);
     std::uniform_real_distribution<double> mantissa(-1, 1);
     std::vector<T> values;
     while (values.size() < count) {
-        values.push_back(static_cast<T>(std::ldexp(mantissa(random), exponent(random))));
+        const double value = std::ldexp(mantissa(random), exponent(random));
+        values.push_back(held_as<T>(value));
         if (random() % 3 == 0 && values.size() < count)
-            values.push_back(-values.back());
+            values.push_back(held_as<T>(-value));
     }
     return values;
 }
 
+/// `scale` 60 for float and double; 16 for float16, whose largest value is 65504 and whose
+/// subnormals are below 2^-14.
 template <typename T>
-void check_exact_sums(const DeviceUnderTest& target, DataType type) {
+void check_exact_sums(const DeviceUnderTest& target, DataType type, int scale = 60) {
     const auto& queue = target.queue.queue;
-    const auto values = cancelling_values<T>(300007);
+    const auto values = cancelling_values<T>(300007, scale);
     const HostValues held = values;
     const ValuesView view(held);
     const auto buffer = upload(target.queue, held);
@@ -67,6 +82,8 @@ TEST_CASE("the exact sum of any range or pieces has the host's exact bits", "[ap
         }
         check_exact_sums<cl_float>(target, DataType::float32);
         check_exact_sums<cl_double>(target, DataType::float64);
+        check_exact_sums<Half>(target, DataType::float16, 16);
+        check_exact_sums<BFloat16>(target, DataType::bfloat16);
     }
 }
 
