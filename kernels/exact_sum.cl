@@ -302,3 +302,79 @@ kernel void exact_merge(global const long* rows, ulong count, global long* merge
     }
     normalise_into(digits, merged + get_group_id(0) * ROW_WIDTH);
 }
+
+// The sum's type, which exact_round() writes: float for float, float16 and bfloat16 input.
+#ifdef VALUE_IS_FLOAT
+#define RESULT float
+#define PRECISION 24
+#define LARGEST MAXFLOAT
+#else
+#define RESULT double
+#define PRECISION 53
+#define LARGEST DBL_MAX
+#endif
+#define DIGITS (LIMBS + 1) // of the magnitude: the top limb's 64 bits are two
+
+/// Bits [from, from + 64) of the magnitude's digits (zero past the last).
+ulong bits_from(const uint* digits, int from) {
+    const int digit = from / DIGIT_BITS;
+    const int shift = from % DIGIT_BITS;
+    const uint next = digit + 1 < DIGITS ? digits[digit + 1] : 0;
+    const uint after = digit + 2 < DIGITS ? digits[digit + 2] : 0;
+    const ulong low = digits[digit] | (ulong)next << DIGIT_BITS;
+    return shift == 0 ? low : low >> shift | (ulong)after << (2 * DIGIT_BITS - shift);
+}
+
+/// Whether any bit of the magnitude below `position` is set.
+bool any_below(const uint* digits, int position) {
+    for (int digit = 0; digit < position / DIGIT_BITS; ++digit)
+        if (digits[digit] != 0)
+            return true;
+    const uint below = (1U << (position % DIGIT_BITS)) - 1;
+    return (digits[position / DIGIT_BITS] & below) != 0;
+}
+
+/// The finite sum a normalised row holds, rounded once to RESULT, to nearest even, as
+/// ExactAccumulator::rounded() does on the host: the integer's magnitude, its top PRECISION
+/// bits, rounded from the next bit and the sticky bits below it.
+RESULT round_finite(global const long* row) {
+    const bool negative = row[LIMBS - 1] < 0;
+    uint digits[DIGITS];
+    ulong carry = 1; // two's complement: the magnitude of a negative integer is ~x + 1
+    for (int digit = 0; digit < DIGITS; ++digit) {
+        const uint bits = digit < LIMBS ? (uint)row[digit] : (uint)(row[LIMBS - 1] >> DIGIT_BITS);
+        const ulong sum = (ulong)~bits + carry;
+        digits[digit] = negative ? (uint)sum : bits;
+        carry = sum >> DIGIT_BITS;
+    }
+    int highest = -1;
+    for (int digit = DIGITS - 1; digit >= 0 && highest < 0; --digit)
+        if (digits[digit] != 0)
+            highest = digit * DIGIT_BITS + 31 - clz(digits[digit]);
+    if (highest < 0)
+        return 0; // an exact zero is +0
+    const int shift = max(0, highest - (PRECISION - 1));
+    ulong significand = bits_from(digits, shift) & ((1UL << min(highest + 1, PRECISION)) - 1);
+    if (shift > 0 && (bits_from(digits, shift - 1) & 1) != 0 &&
+        (any_below(digits, shift - 1) || (significand & 1) != 0))
+        ++significand; // 2^PRECISION at most, which a double holds exactly
+    // Exact in double, or infinity past its largest value; past the sum's type's largest
+    // value (the significand rounded already), infinity as IEEE rounding gives.
+    const double magnitude = ldexp((double)significand, LOWEST_BIT + shift);
+    const RESULT rounded = magnitude > (double)LARGEST ? INFINITY : (RESULT)magnitude;
+    return negative ? -rounded : rounded;
+}
+
+/// The last step of an enqueued exact sum: one work-item rounds the merged row and writes the
+/// sum to result[offset]. NaN for a NaN or for both infinities, else an infinity for one.
+kernel void exact_round(global const long* row, global RESULT* result, ulong offset) {
+    const long nans = row[NAN_COUNT];
+    const long positive_infinities = row[POSITIVE_INFINITY_COUNT];
+    const long negative_infinities = row[NEGATIVE_INFINITY_COUNT];
+    if (nans > 0 || (positive_infinities > 0 && negative_infinities > 0))
+        result[offset] = NAN;
+    else if (positive_infinities > 0 || negative_infinities > 0)
+        result[offset] = positive_infinities > 0 ? INFINITY : -INFINITY;
+    else
+        result[offset] = round_finite(row);
+}

@@ -117,7 +117,22 @@ public:
         return accumulate(queue, {{input, count, first}}).rounded();
     }
 
+    /// Non-blocking: enqueues the exact sum of the values of `pieces` on `queue`, rounded once
+    /// on the device, and written to `result` at value `offset` as the sum's type (cl_float,
+    /// also for float16 and bfloat16, or cl_double), as rounded() would give it. The first
+    /// launch waits for `wait`; the returned event is the last one's, to chain on or wait
+    /// for. Calls on one ExactSum share its rows, so they go to one in-order queue.
+    cl::Event enqueue(const cl::CommandQueue& queue, const std::vector<Piece>& pieces,
+                      const cl::Buffer& result, std::uint64_t offset = 0,
+                      const std::vector<cl::Event>* wait = nullptr);
+
 private:
+    /// Enqueues the first pass over each piece and, for more than one row, the merge, each
+    /// launch's event appended to `events`; returns the buffer whose first row is the sum.
+    const cl::Buffer& enqueue_row(const cl::CommandQueue& queue, const std::vector<Piece>& pieces,
+                                  const std::vector<cl::Event>* wait,
+                                  std::vector<cl::Event>& events);
+
     DataType type_;
     cl::Context context_;
     cl::Device device_;
@@ -126,6 +141,7 @@ private:
     std::string build_options_;
     cl::Kernel partials_;
     cl::Kernel merge_;
+    cl::Kernel round_;
     cl::Buffer rows_;
     std::size_t rows_capacity_ = 0;
     cl::Buffer merged_;
