@@ -153,12 +153,40 @@ Reference floating_sum(const std::vector<ValuesView>& spans, HostMap map) {
     return {static_cast<A>(total.value()), {}, total.magnitude(), total.grain()};
 }
 
+/// argmin or argmax of values of In, mapped to A: the pair of each chunk, then of them all, the
+/// spans' indices following on from one another.
+template <typename In, typename A>
+Reference indexed_reduce(Op op, const std::vector<ValuesView>& spans, HostMap map) {
+    auto result = indexed_identity<A>(op);
+    std::uint64_t start = 0;
+    for (const auto& span : spans) {
+        const auto* values = static_cast<const In*>(span.data);
+        std::vector<IndexedValue<A>> chunks((span.length + chunk - 1) / chunk);
+        for_each_chunk(span.length, [&](std::uint64_t begin, std::uint64_t end) {
+            auto& pair = chunks[begin / chunk];
+            pair = indexed_identity<A>(op);
+            for (std::uint64_t i = begin; i < end; ++i)
+                pair = combine_indexed<A>(
+                    op, pair,
+                    {to_accumulator<A>(op, values[i], map), static_cast<std::int64_t>(start + i)});
+        });
+        for (const auto& pair : chunks)
+            result = combine_indexed(op, result, pair);
+        start += span.length;
+    }
+    Reference reference{result.value, {}};
+    reference.index = result.index;
+    return reference;
+}
+
 /// Values of In reduced in the accumulator A.
 template <typename In, typename A>
 Reference reduce_spans(Op op, const std::vector<ValuesView>& spans, HostMap map) {
     if constexpr (std::is_floating_point_v<A>)
         if (op == Op::sum)
             return floating_sum<In, A>(spans, map);
+    if (info(op).indexed)
+        return indexed_reduce<In, A>(op, spans, map);
     A result = identity_of<A>(op);
     for (const auto& span : spans) {
         const auto* values = static_cast<const In*>(span.data);
@@ -230,6 +258,8 @@ std::string host_reduce_method(Op op, DataType type, std::optional<DataType> acc
     if (info(accumulator).floating() && op == Op::sum)
         return "compensated (Neumaier) sum in double, chunks of " + std::to_string(chunk) +
                " under std::for_each(par), " + backend;
+    if (info(op).indexed)
+        return "the first extreme of chunks under std::for_each(par), " + backend;
     return "std::reduce(par_unseq), " + backend;
 }
 

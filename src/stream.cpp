@@ -54,7 +54,8 @@ HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uin
         for (std::size_t i = 0; i < staging_buffers; ++i)
             staging_.emplace_back(context, CL_MEM_READ_ONLY, chunk_ * size);
     const auto chunks = (length + chunk_ - 1) / chunk_;
-    partials_ = cl::Buffer(context, CL_MEM_READ_WRITE, chunks * reducer.partials_of(chunk_) * size);
+    partials_ = cl::Buffer(context, CL_MEM_READ_WRITE,
+                           chunks * reducer.partials_of(chunk_) * reducer.accumulator_size());
 } catch (const cl::Error& error) {
     throw Error(error);
 }
@@ -149,6 +150,7 @@ StreamedRun HostStream::reduce(std::uint64_t length) try {
     for (std::uint64_t k = 0; k < chunks; ++k) {
         Piece piece;
         piece.length = chunk_length(k, length);
+        piece.start = k * chunk_;
         std::vector<cl::Event> ready;
         if (in_place_) {
             piece.buffer = cl::Buffer(reducer_.context(), CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,

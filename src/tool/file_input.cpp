@@ -384,10 +384,12 @@ std::optional<InputFile> open_input(Options& options) {
                                   options.type_given ? std::optional(options.type) : std::nullopt);
     const auto values = file->values();
     if (values.length == 0 && !empty_gives_identity(options.op)) // NumPy's words for it
-        throw Failure(ExitCode::input_data, "--input '" + path +
-                                                "' holds no values: zero-size array to reduction "
-                                                "operation " +
-                                                name_of(options.op) + " which has no identity");
+        throw Failure(ExitCode::input_data,
+                      "--input '" + path + "' holds no values: " +
+                          (info(options.op).indexed
+                               ? "attempt to get " + name_of(options.op) + " of an empty sequence"
+                               : "zero-size array to reduction operation " + name_of(options.op) +
+                                     " which has no identity"));
     if (options.type_given && values.type != options.type)
         throw Failure(ExitCode::usage,
                       "--data-type " + name_of(options.type) + " disagrees with --input '" + path +

@@ -412,6 +412,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     if (map.isSet() && info(options.op).map)
         usage_error("-o " + op.getValue() + " maps each value to x != 0 itself: no --map");
     options.type = choose(data_type.getValue(), data_types(), "data type");
+    if (accumulate.isSet() && info(options.op).indexed)
+        usage_error("-o " + op.getValue() + " gives the extreme value as it is: no --accumulate");
     if (accumulate.isSet())
         options.accumulate = choose(accumulate.getValue(), data_types(), "accumulator");
     options.type_given = data_type.isSet();
