@@ -7,12 +7,6 @@
 namespace clreduce {
 namespace {
 
-/// Each work-item of a team reads at least this many of a row's values: on narrower rows a
-/// team of several work-items spends more on its tree than on its reads (docs/axes.md).
-constexpr std::uint64_t values_per_team_item = 8;
-/// A chunk of a split segment or column gives each work-item at least this many values.
-constexpr std::uint64_t values_per_chunk_item = 64;
-
 std::uint64_t product(const std::vector<std::uint64_t>& extents, std::size_t from, std::size_t to) {
     return std::accumulate(extents.begin() + static_cast<std::ptrdiff_t>(from),
                            extents.begin() + static_cast<std::ptrdiff_t>(to), std::uint64_t{1},
@@ -64,11 +58,11 @@ SegmentPass rows_pass(std::uint64_t segments, std::uint64_t length, const Segmen
     pass.length = length;
     pass.work_group_size = device.work_group_size;
     pass.width = largest_power_of_two_within(
-        std::clamp<std::uint64_t>(length / values_per_team_item, 1, device.work_group_size));
+        std::clamp<std::uint64_t>(length / device.values_per_team_item, 1, device.work_group_size));
     const auto teams_per_group = device.work_group_size / pass.width;
     if (may_split && pass.width == device.work_group_size && segments < device.target_work_groups) {
-        const auto most =
-            std::max<std::uint64_t>(1, length / (device.work_group_size * values_per_chunk_item));
+        const auto most = std::max<std::uint64_t>(
+            1, length / (device.work_group_size * device.values_per_chunk_item));
         pass.chunks = std::min(divide_up(device.target_work_groups, segments), most);
     }
     pass.work_groups = divide_up(segments * pass.chunks, teams_per_group);
@@ -88,7 +82,7 @@ SegmentPass columns_pass(const AxisLayout& layout, const SegmentDevice& device) 
     const auto groups = layout.blocks * divide_up(layout.inner, pass.width);
     if (groups < device.target_work_groups) {
         const auto most =
-            std::max<std::uint64_t>(1, layout.length / (phases * values_per_chunk_item));
+            std::max<std::uint64_t>(1, layout.length / (phases * device.values_per_chunk_item));
         pass.chunks = std::min(divide_up(device.target_work_groups, groups), most);
     }
     pass.work_groups = groups * pass.chunks;
@@ -96,6 +90,23 @@ SegmentPass columns_pass(const AxisLayout& layout, const SegmentDevice& device) 
 }
 
 } // namespace
+
+SegmentDevice segment_device(std::size_t work_group_size, std::uint64_t compute_units, bool cpu,
+                             const SegmentTuning& tuning) {
+    // Each work-item of a team reads at least this many of a row's values: on narrower rows a
+    // team of several work-items spends more on its tree than on its reads. GPUs keep several
+    // work-groups per compute unit busy; a CPU runs one per core at a time (docs/axes.md).
+    const auto or_default = [](std::uint64_t value, std::uint64_t otherwise) {
+        return value != 0 ? value : otherwise;
+    };
+    SegmentDevice device;
+    device.work_group_size = work_group_size;
+    device.target_work_groups =
+        compute_units * or_default(tuning.work_groups_per_unit, cpu ? 4 : 8);
+    device.values_per_team_item = or_default(tuning.values_per_team_item, 8);
+    device.values_per_chunk_item = or_default(tuning.values_per_chunk_item, 64);
+    return device;
+}
 
 std::uint64_t Shape::values() const {
     return product(extents, 0, extents.size());

@@ -24,29 +24,27 @@ std::string segmented_source(const Policy& policy, DataType input, const Express
 }
 
 /// The launch shape: a power of two within the kernels', the device's and the local memory's
-/// limits (and the recipe's size, if given), and enough work-groups to fill the device.
+/// limits (and the recipe's size, if given), with the tuning.
 SegmentDevice launch_shape(const DeviceReport& report, const Policy& policy,
-                           const std::vector<cl::Kernel>& kernels, const cl::Device& device) {
+                           const std::vector<cl::Kernel>& kernels, const cl::Device& device,
+                           const SegmentTuning& tuning) {
     std::size_t bound = std::min(largest_work_group, report.max_work_item_size);
     if (policy.recipe.work_group_size != 0)
         bound = std::min(bound, policy.recipe.work_group_size);
     for (const auto& kernel : kernels)
         bound = std::min(bound, kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device));
     bound = std::min<std::uint64_t>(bound, report.local_memory / info(policy.accumulator).size);
-    SegmentDevice shape;
-    shape.work_group_size = 1;
-    while (shape.work_group_size * 2 <= bound)
-        shape.work_group_size *= 2;
-    shape.cpu = (report.type & CL_DEVICE_TYPE_CPU) != 0;
-    // GPUs keep several work-groups per compute unit busy; a CPU runs one per core at a time.
-    shape.target_work_groups = std::uint64_t{report.compute_units} * (shape.cpu ? 4 : 8);
-    return shape;
+    std::size_t size = 1;
+    while (size * 2 <= bound)
+        size *= 2;
+    return segment_device(size, report.compute_units, (report.type & CL_DEVICE_TYPE_CPU) != 0,
+                          tuning);
 }
 
 } // namespace
 
 SegmentedReducer::SegmentedReducer(const cl::Context& context, const cl::Device& device,
-                                   const Recipe& recipe) try
+                                   const Recipe& recipe, const SegmentTuning& tuning) try
     : context_(context)
     , device_(device)
     , report_(query_report(device))
@@ -64,7 +62,7 @@ SegmentedReducer::SegmentedReducer(const cl::Context& context, const cl::Device&
                                    policy_.partials_build_options);
     device_shape_ = launch_shape(
         report_, policy_, {values_kernels_.rows, values_kernels_.columns, partials_kernels_.rows},
-        device_);
+        device_, tuning);
 } catch (const cl::Error& error) {
     throw Error(error);
 }

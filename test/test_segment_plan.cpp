@@ -8,10 +8,7 @@ using namespace clreduce;
 namespace {
 
 SegmentDevice gpu() {
-    SegmentDevice device;
-    device.work_group_size = 256;
-    device.target_work_groups = 1056; // 132 compute units, 8 work-groups each
-    return device;
+    return segment_device(256, 132, false); // an H100: 1056 work-groups fill it
 }
 
 } // namespace

@@ -61,12 +61,24 @@ struct SegmentPass {
     std::uint64_t outputs() const;
 };
 
+/// The tunables of the plan (docs/axes.md tells how they were measured); 0: the default.
+struct SegmentTuning {
+    std::uint64_t values_per_team_item = 0;  // a row's team gets a work-item per this many
+    std::uint64_t values_per_chunk_item = 0; // a split gives each work-item at least this many
+    std::uint64_t work_groups_per_unit = 0;  // what fills a compute unit
+};
+
 /// What the device allows and aims for.
 struct SegmentDevice {
     std::size_t work_group_size = 256;    // a power of two
     std::uint64_t target_work_groups = 1; // enough to fill the device
-    bool cpu = false;
+    std::uint64_t values_per_team_item = 8;
+    std::uint64_t values_per_chunk_item = 64;
 };
+
+/// The device's shape for `work_group_size` and `compute_units`, tuned.
+SegmentDevice segment_device(std::size_t work_group_size, std::uint64_t compute_units, bool cpu,
+                             const SegmentTuning& tuning = {});
 
 /// The launches that reduce `layout`: one, or two where a segment is split among
 /// work-groups (few long rows, few columns); the second reduces the partials as rows.

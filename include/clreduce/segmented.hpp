@@ -36,10 +36,11 @@ struct SegmentedResult {
 class SegmentedReducer {
 public:
     /// Builds (or takes from the program cache, reducer.hpp) reduce.cl and segmented.cl
-    /// completed for the recipe's type and op, for the values and for partials. Throws as
-    /// the Reducer's constructor does.
+    /// completed for the recipe's type and op, for the values and for partials, and plans
+    /// with `tuning` (its defaults are what was measured best). Throws as the Reducer's
+    /// constructor does.
     SegmentedReducer(const cl::Context& context, const cl::Device& device,
-                     const Recipe& recipe = {});
+                     const Recipe& recipe = {}, const SegmentTuning& tuning = {});
     SegmentedReducer(const SegmentedReducer&) = delete;
     SegmentedReducer& operator=(const SegmentedReducer&) = delete;
 
