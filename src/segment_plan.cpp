@@ -58,7 +58,7 @@ SegmentPass rows_pass(std::uint64_t segments, std::uint64_t length, const Segmen
     pass.length = length;
     pass.work_group_size = device.work_group_size;
     pass.width = largest_power_of_two_within(
-        std::clamp<std::uint64_t>(length / device.values_per_team_item, 1, device.work_group_size));
+        std::clamp<std::uint64_t>(length / device.team_values(length), 1, device.work_group_size));
     const auto teams_per_group = device.work_group_size / pass.width;
     if (may_split && pass.width == device.work_group_size && segments < device.target_work_groups) {
         const auto most = std::max<std::uint64_t>(
@@ -82,7 +82,7 @@ SegmentPass columns_pass(const AxisLayout& layout, const SegmentDevice& device) 
     const auto groups = layout.blocks * divide_up(layout.inner, pass.width);
     if (groups < device.target_work_groups) {
         const auto most =
-            std::max<std::uint64_t>(1, layout.length / (phases * device.values_per_chunk_item));
+            std::max<std::uint64_t>(1, layout.length / (phases * device.values_per_column_item));
         pass.chunks = std::min(divide_up(device.target_work_groups, groups), most);
     }
     pass.work_groups = groups * pass.chunks;
@@ -93,19 +93,28 @@ SegmentPass columns_pass(const AxisLayout& layout, const SegmentDevice& device) 
 
 SegmentDevice segment_device(std::size_t work_group_size, std::uint64_t compute_units, bool cpu,
                              const SegmentTuning& tuning) {
-    // Each work-item of a team reads at least this many of a row's values: on narrower rows a
-    // team of several work-items spends more on its tree than on its reads. GPUs keep several
-    // work-groups per compute unit busy; a CPU runs one per core at a time (docs/axes.md).
     const auto or_default = [](std::uint64_t value, std::uint64_t otherwise) {
         return value != 0 ? value : otherwise;
     };
     SegmentDevice device;
     device.work_group_size = work_group_size;
+    // Splits aim for several waves of work-groups: with one, a work-group or two past what
+    // the device holds at once made a second wave (on the H100, 1088 work-groups took 1.4 times
+    // as long as 1024). A CPU runs one work-group per core at a time.
     device.target_work_groups =
-        compute_units * or_default(tuning.work_groups_per_unit, cpu ? 4 : 8);
-    device.values_per_team_item = or_default(tuning.values_per_team_item, 8);
+        compute_units * or_default(tuning.work_groups_per_unit, cpu ? 4 : 32);
+    device.values_per_team_item = tuning.values_per_team_item;
     device.values_per_chunk_item = or_default(tuning.values_per_chunk_item, 64);
+    device.values_per_column_item = or_default(tuning.values_per_column_item, 1024);
     return device;
+}
+
+std::uint64_t SegmentDevice::team_values(std::uint64_t length) const {
+    if (values_per_team_item != 0)
+        return values_per_team_item;
+    // Longer rows take fewer work-items each, so that a work-group holds more rows and its
+    // tree is shallower (measured best on the H100, docs/axes.md).
+    return length < 64 ? 8 : length < 256 ? 16 : length < 1024 ? 32 : 64;
 }
 
 std::uint64_t Shape::values() const {

@@ -5,9 +5,10 @@
 //   axis_benchmark [gpu|cpu] [log2 values] [runs] [sweep]     (default: gpu 28 10)
 //
 // With `sweep`, every tuning (SegmentTuning) is timed where it changes the plan, else the
-// defaults only. CSV on stdout: type,axis,columns,team,chunk,units,plan,min_us,median_us,
-// gbps,stream_us,percent. Every int32 result is checked (the matrix holds ones: a row sums to
-// C, a column to R); a wrong one exits 1. Speed is judged on the GPU machine, never in tests.
+// defaults only. CSV on stdout: type,axis,columns,team,chunk,units,column,plan,min_us,median_us,
+// gbps,stream_us,percent (0 for a tunable: its default). Every int32 result is checked (the matrix
+// holds ones: a row sums to C, a column to R); a wrong one exits 1. Speed is judged on the GPU
+// machine, never in tests.
 
 #include <CL/opencl.hpp>
 #include <algorithm>
@@ -128,11 +129,13 @@ std::vector<SegmentTuning> tunings(bool sweep) {
     if (!sweep)
         return all;
     for (const std::uint64_t team : {1, 2, 4, 16, 32, 64})
-        all.push_back({team, 0, 0});
+        all.push_back({team, 0, 0, 0});
     for (const std::uint64_t chunk : {16, 32, 256, 1024})
-        all.push_back({0, chunk, 0});
-    for (const std::uint64_t units : {2, 4, 16, 32})
-        all.push_back({0, 0, units});
+        all.push_back({0, chunk, 0, 0});
+    for (const std::uint64_t units : {2, 4, 8, 16})
+        all.push_back({0, 0, units, 0});
+    for (const std::uint64_t column : {64, 256, 4096})
+        all.push_back({0, 0, 0, column});
     return all;
 }
 
@@ -146,9 +149,10 @@ int main(int argc, char* argv[]) try {
     const auto device = first_device(kind == "cpu" ? CL_DEVICE_TYPE_CPU : CL_DEVICE_TYPE_GPU);
     const cl::Context context(device);
     const cl::CommandQueue queue(context, device, CL_QUEUE_PROFILING_ENABLE);
-    std::printf("# %s\ntype,axis,columns,team,chunk,units,plan,min_us,median_us,gbps,stream_us,"
-                "percent\n",
-                device.getInfo<CL_DEVICE_NAME>().c_str());
+    std::printf(
+        "# %s\ntype,axis,columns,team,chunk,units,column,plan,min_us,median_us,gbps,stream_us,"
+        "percent\n",
+        device.getInfo<CL_DEVICE_NAME>().c_str());
     const Bench bench{context, device, queue, runs};
     bool right = true;
     for (const auto type : {DataType::int32, DataType::float32})

@@ -61,19 +61,23 @@ struct SegmentPass {
     std::uint64_t outputs() const;
 };
 
-/// The tunables of the plan (docs/axes.md tells how they were measured); 0: the default.
+/// The tunables of the plan, measured on an H100 (docs/axes.md); 0: the default.
 struct SegmentTuning {
-    std::uint64_t values_per_team_item = 0;  // a row's team gets a work-item per this many
-    std::uint64_t values_per_chunk_item = 0; // a split gives each work-item at least this many
-    std::uint64_t work_groups_per_unit = 0;  // what fills a compute unit
+    std::uint64_t values_per_team_item = 0;   // a row's team: a work-item per this many values
+    std::uint64_t values_per_chunk_item = 0;  // a split row: at least this many per work-item
+    std::uint64_t work_groups_per_unit = 0;   // the work-groups a split aims for per unit
+    std::uint64_t values_per_column_item = 0; // a split column: at least this many per work-item
 };
 
 /// What the device allows and aims for.
 struct SegmentDevice {
-    std::size_t work_group_size = 256;    // a power of two
-    std::uint64_t target_work_groups = 1; // enough to fill the device
-    std::uint64_t values_per_team_item = 8;
+    std::size_t work_group_size = 256;      // a power of two
+    std::uint64_t target_work_groups = 1;   // what a split aims for
+    std::uint64_t values_per_team_item = 0; // 0: by the row's length (team_values)
     std::uint64_t values_per_chunk_item = 64;
+    std::uint64_t values_per_column_item = 1024;
+    /// How many of a row's values each work-item of its team reads.
+    std::uint64_t team_values(std::uint64_t length) const;
 };
 
 /// The device's shape for `work_group_size` and `compute_units`, tuned.
