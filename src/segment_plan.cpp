@@ -29,7 +29,7 @@ std::uint32_t largest_power_of_two_within(std::uint64_t bound) {
 std::vector<std::size_t> memory_axes(const Shape& shape, const std::vector<int>& axes) {
     const auto rank = static_cast<long>(shape.extents.size());
     if (axes.empty())
-        throw Error(Errc::invalid_argument, "axis: no axis to reduce");
+        throw Error(Errc::invalid_argument, "no axis to reduce");
     std::vector<std::size_t> sorted;
     for (const int axis : axes) {
         const long normal = axis < 0 ? axis + rank : axis;
@@ -42,9 +42,10 @@ std::vector<std::size_t> memory_axes(const Shape& shape, const std::vector<int>&
     }
     std::sort(sorted.begin(), sorted.end());
     if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
-        throw Error(Errc::invalid_argument, "axis: an axis is given twice");
+        throw Error(Errc::invalid_argument, "an axis is given twice (counted from each end)");
     if (sorted.back() - sorted.front() + 1 != sorted.size())
-        throw Error(Errc::unsupported, "axis: the axes to reduce must be adjacent");
+        throw Error(Errc::unsupported,
+                    "the axes to reduce must be adjacent (reducing axes apart is not supported)");
     return sorted;
 }
 

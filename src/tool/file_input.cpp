@@ -187,6 +187,7 @@ struct Layout {
     DataType type;
     std::uint64_t offset; // bytes before the first value
     std::uint64_t length; // values
+    Shape shape;          // a raw file's: one axis
 };
 
 template <typename Word>
@@ -234,7 +235,7 @@ Layout npy_layout(const unsigned char* bytes, std::uint64_t size) {
                   " needs " + std::to_string(length) + " values after byte " +
                   std::to_string(offset) + ", the file holds " +
                   std::to_string((size - offset) / value_size));
-    return {type, offset, length};
+    return {type, offset, length, {header.shape, header.fortran_order ? Order::fortran : Order::c}};
 }
 
 Layout raw_layout(std::optional<DataType> given, std::uint64_t size) {
@@ -248,7 +249,7 @@ Layout raw_layout(std::optional<DataType> given, std::uint64_t size) {
         bad_input(std::to_string(size) + " bytes, not a whole number of " +
                   std::to_string(value_size) + "-byte " + name_of(type) +
                   " values (a raw file of --data-type; .npy files start with \\x93NUMPY)");
-    return {type, 0, size / value_size};
+    return {type, 0, size / value_size, {{size / value_size}, Order::c}};
 }
 
 bool ends_with(const std::string& text, std::string_view suffix) {
@@ -371,6 +372,7 @@ InputFile::InputFile(const std::string& path, std::optional<DataType> raw_type)
         }
         const auto layout = layout_of(path, bytes, size, raw_type);
         values_ = {layout.type, bytes + layout.offset, layout.length, Origin::given};
+        shape_ = layout.shape;
     } catch (const Failure& failure) { // a usage error stays one, with the file named
         throw Failure(failure.code(), "--input '" + path + "': " + failure.what());
     }

@@ -4,6 +4,7 @@
 // magic, names its type and shape in its header; any other file is raw little-endian values
 // of --data-type.
 
+#include "clreduce/segment_plan.hpp"
 #include "clreduce/types.hpp"
 #include "tool/options.hpp"
 
@@ -53,6 +54,8 @@ public:
 
     /// The file's values, Origin::given.
     ValuesView values() const { return values_; }
+    /// The .npy header's shape and order; a raw file's values are one axis.
+    const Shape& shape() const { return shape_; }
 
 private:
     struct Unmap {
@@ -61,6 +64,7 @@ private:
     };
     std::unique_ptr<void, Unmap> mapping_;
     ValuesView values_;
+    Shape shape_;
 };
 
 /// --input: the file mapped, and `options` made to fit it: their type becomes the file's (an
