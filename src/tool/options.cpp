@@ -109,6 +109,22 @@ const std::vector<std::pair<std::string, std::optional<Path>>> paths = {
     {"tree", Path::tree},
 };
 
+/// The entries of `text` between `separator`s; an empty one is refused, naming `option`.
+std::vector<std::string> split_entries(const std::string& text, char separator,
+                                       const std::string& option) {
+    std::vector<std::string> entries;
+    std::size_t begin = 0;
+    while (true) {
+        const auto end = text.find(separator, begin);
+        entries.push_back(text.substr(begin, end == std::string::npos ? end : end - begin));
+        if (entries.back().empty())
+            usage_error(option + " '" + text + "' has an empty entry");
+        if (end == std::string::npos)
+            return entries;
+        begin = end + 1;
+    }
+}
+
 /// Refuses a shape whose values overflow 64 bits.
 void values_in_shape(const std::vector<std::uint64_t>& shape, const std::string& text) {
     std::uint64_t values = 1;
@@ -211,34 +227,22 @@ std::uint64_t parse_count(const std::string& text, const std::string& what) {
 
 std::vector<int> parse_axes(const std::string& text) {
     std::vector<int> axes;
-    std::size_t begin = 0;
-    while (true) {
-        const auto comma = text.find(',', begin);
-        const auto entry = text.substr(begin, comma == std::string::npos ? comma : comma - begin);
+    for (const auto& entry : split_entries(text, ',', "--axis")) {
         int axis = 0;
         const auto [end, error] = std::from_chars(entry.data(), entry.data() + entry.size(), axis);
-        if (entry.empty() || error != std::errc() || end != entry.data() + entry.size())
+        if (error != std::errc() || end != entry.data() + entry.size())
             usage_error("--axis '" + text + "': '" + entry + "' is not an axis (an integer)");
         if (std::find(axes.begin(), axes.end(), axis) != axes.end())
             usage_error("--axis '" + text + "' names axis " + entry + " twice");
         axes.push_back(axis);
-        if (comma == std::string::npos)
-            return axes;
-        begin = comma + 1;
     }
+    return axes;
 }
 
 std::vector<std::uint64_t> parse_shape(const std::string& text) {
     std::vector<std::uint64_t> shape;
-    std::size_t begin = 0;
-    while (true) {
-        const auto x = text.find('x', begin);
-        const auto entry = text.substr(begin, x == std::string::npos ? x : x - begin);
+    for (const auto& entry : split_entries(text, 'x', "--shape"))
         shape.push_back(parse_count(entry, "--shape '" + text + "': extent"));
-        if (x == std::string::npos)
-            break;
-        begin = x + 1;
-    }
     values_in_shape(shape, text);
     return shape;
 }
@@ -248,20 +252,12 @@ void parse_device_list(const std::string& text, DeviceTriplet& triplet) {
     triplet.devices.clear();
     if (triplet.all)
         return;
-    std::size_t begin = 0;
-    while (true) {
-        const auto comma = text.find(',', begin);
-        const auto entry = text.substr(begin, comma == std::string::npos ? comma : comma - begin);
-        if (entry.empty())
-            usage_error("--device '" + text + "' has an empty entry");
+    for (const auto& entry : split_entries(text, ',', "--device")) {
         const auto index = parse_index(entry, "--device");
         if (std::find(triplet.devices.begin(), triplet.devices.end(), index) !=
             triplet.devices.end())
             usage_error("--device '" + text + "' names device " + entry + " twice");
         triplet.devices.push_back(index);
-        if (comma == std::string::npos)
-            return;
-        begin = comma + 1;
     }
 }
 
