@@ -271,7 +271,7 @@ TEST_CASE("an input is cut into at most 65536 buffers or chunks", "[options]") {
     CHECK(usage_error_of({"--host-input", "--chunk", "2", "-l", "65537"}).empty());
 }
 
-TEST_CASE("--axis is a list of integers and --shape extents joined by x", "[options]") {
+TEST_CASE("axes are a list of integers and shapes extents joined by x", "[options]") {
     CHECK(parse_axes("1") == std::vector<int>{1});
     CHECK(parse_axes("0,-1,2") == std::vector<int>{0, -1, 2});
     CHECK(parse_shape("4096x65536") == std::vector<std::uint64_t>{4096, 65536});
