@@ -41,7 +41,7 @@ ExitCode reduce_as_asked(int argc, char* argv[], std::ostream& out) {
     }
     const auto file = open_input(*options); // its type and length become the options'
     if (!options->axes.empty())             // along axes: an array of results (docs/axes.md)
-        return run_axes(select_devices(options->triplet).front(), *options,
+        return run_axes(select_devices(options->triplet), *options,
                         file ? std::optional(file->values()) : std::nullopt,
                         file ? std::optional(file->shape()) : std::nullopt, out);
     if (options->length == 0) // a file without values: their sum is 0, no device needed

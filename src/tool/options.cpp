@@ -211,8 +211,9 @@ constexpr const char* combination_rule =
     "--allow-unreported an explicit --strategy, a raw --input file --data-type; --exact has "
     "its own kernel, so not with --strategy, --finish, --factor, --sweep, --map, --reduce or "
     "--accumulate. "
-    "--axis reduces along axes on one device, so not with --sweep, --host-input, --max-buffer, "
-    "--exact, --reduce, --map, --kernels or several devices; --shape and --output need --axis, "
+    "--axis reduces along axes with its values on the devices, so not with --sweep, "
+    "--host-input, --max-buffer, --exact, --reduce, --map or --kernels; --shape and --output need "
+    "--axis, "
     "and --shape replaces -l. "
     "--name=value is read as --name value.";
 
@@ -444,7 +445,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
                       {&exact, &accumulate},
                       {&shape, &length},
                       {&shape, &input},
-                      // What reduces along axes: one device, its values on it, the
+                      // What reduces along axes: its values on the devices, the
                       // built-in ops checked on the host (docs/axes.md).
                       {&axis, &sweep},
                       {&axis, &host_input},
@@ -456,9 +457,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     for (const auto* needs_axis : {&shape, &output})
         if (needs_axis->isSet() && !axis.isSet())
             usage_error("--" + needs_axis->getName() + " needs --axis");
-    if (axis.isSet() &&
-        (device.getValue() == "all" || device.getValue().find(',') != std::string::npos))
-        usage_error("--axis reduces on one device: -d names one");
+
     if (reduce.isSet() != identity.isSet())
         usage_error("--reduce and --identity go together");
     for (const auto* expression : {&reduce, &identity, &map})

@@ -55,10 +55,11 @@ ExitCode run_exact(const std::vector<SelectedDevice>& devices, const Options& op
                    const std::optional<ValuesView>& file, std::ostream& out);
 
 /// --axis: reduces `file`'s values (of `file_shape`, its .npy shape) or random ones of
-/// --shape (else one axis of --length) along options.axes on one device, checks every result
-/// against the host's (unless --no-check), writes them to --output and prints them (exit 9
-/// for an axis the file has not, 2 for one --shape has not).
-ExitCode run_axes(const SelectedDevice& selected, const Options& options,
+/// --shape (else one axis of --length) along options.axes, the blocks of the array (what
+/// lies before the reduced axes) split among `devices`, checks every result against the
+/// host's (unless --no-check), writes them to --output and prints them (exit 9 for an axis
+/// the file has not, 2 for one --shape has not).
+ExitCode run_axes(const std::vector<SelectedDevice>& devices, const Options& options,
                   const std::optional<ValuesView>& file, const std::optional<Shape>& file_shape,
                   std::ostream& out);
 

@@ -2,6 +2,7 @@
 // the host, printed as NumPy prints an array or written to a .npy file (docs/axes.md).
 
 #include "clreduce/measure.hpp"
+#include "clreduce/profiling.hpp"
 #include "clreduce/reference.hpp"
 #include "clreduce/segmented.hpp"
 #include "tool/recipe.hpp"
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <memory>
 #include <ostream>
 #include <sstream>
 
@@ -119,15 +121,103 @@ void write_npy(const std::string& path, const Options& options, const SegmentedR
         throw Failure(ExitCode::host, "--output '" + path + "': cannot write it");
 }
 
-void print_text(std::ostream& out, const Options& options, const SegmentedReducer& reducer,
-                const AxisLayout& layout, const SegmentedResult& result, bool checked) {
-    if (options.verbosity == Verbosity::verbose)
-        out << "plan:\n" << describe(reducer.plan(layout));
-    if (options.verbosity != Verbosity::quiet) {
-        for (std::size_t pass = 0; pass < result.pass_us.size(); ++pass)
-            out << "pass " << pass + 1 << ": " << fixed(result.pass_us[pass]) << " us\n";
-        out << "shape " << shape_text(result.shape) << "\n";
+/// One device's share: whole blocks of the layout, contiguous in memory, so that its results
+/// are a contiguous part of the whole result.
+struct Share {
+    const SelectedDevice* device = nullptr;
+    std::uint64_t first_block = 0;
+    std::uint64_t blocks = 0;
+    std::vector<double> pass_us;
+    std::string plan; // describe() of its launches, for -v
+};
+
+/// The blocks split among at most `devices` devices as evenly as can be: a layout of one
+/// block (a reduced leading axis) runs on one device.
+std::vector<Share> shares_of(const AxisLayout& layout, const std::vector<SelectedDevice>& devices) {
+    const auto count =
+        std::max<std::uint64_t>(1, std::min<std::uint64_t>(devices.size(), layout.blocks));
+    std::vector<Share> shares;
+    for (std::uint64_t k = 0; k < count; ++k) {
+        const auto begin = layout.blocks * k / count;
+        const auto end = layout.blocks * (k + 1) / count;
+        shares.push_back({&devices[k], begin, end - begin, {}, {}});
     }
+    return shares;
+}
+
+/// Reduces each share on its device (all enqueued before any is read) and gathers the
+/// results in order; each share's launches are timed.
+SegmentedResult reduce_shares(std::vector<Share>& shares, const Options& options,
+                              const AxisLayout& layout, const ValuesView& values) {
+    struct Running {
+        DeviceQueue queue;
+        std::unique_ptr<SegmentedReducer> reducer;
+        cl::Buffer input, results;
+        std::vector<cl::Event> events;
+    };
+    std::vector<std::unique_ptr<Running>> running;
+    const auto size = info(values.type).size;
+    const auto per_block = layout.length * layout.inner;
+    for (auto& share : shares) {
+        auto& run =
+            *running.emplace_back(new Running{DeviceQueue(share.device->device), {}, {}, {}, {}});
+        run.reducer = std::make_unique<SegmentedReducer>(
+            run.queue.context, share.device->device,
+            recipe_for(options, query_report(share.device->device), Finish::passes));
+        // OpenCL has no buffer of 0 bytes: an empty share takes one of a value.
+        const auto count = share.blocks * per_block;
+        run.input = cl::Buffer(run.queue.context, CL_MEM_READ_ONLY,
+                               std::max<std::uint64_t>(1, count) * size);
+        if (count > 0)
+            run.queue.queue.enqueueWriteBuffer(run.input, CL_TRUE, 0, count * size,
+                                               static_cast<const unsigned char*>(values.data) +
+                                                   share.first_block * per_block * size);
+        run.results = cl::Buffer(run.queue.context, CL_MEM_READ_WRITE,
+                                 std::max<std::uint64_t>(1, share.blocks * layout.inner) *
+                                     run.reducer->accumulator_size());
+        const Shape part{{share.blocks, layout.length, layout.inner}, Order::c};
+        share.plan = describe(run.reducer->plan(axis_layout(part, {1})));
+        for (unsigned repeat = 0; repeat < std::max(1u, options.iterations); ++repeat)
+            run.reducer->enqueue_reduce_axes(run.queue.queue, run.input, 0, part, {1}, run.results,
+                                             0, {}, &run.events);
+    }
+    SegmentedResult whole;
+    whole.shape = layout.result;
+    for (std::size_t k = 0; k < shares.size(); ++k) {
+        auto& run = *running[k];
+        const auto count = shares[k].blocks * layout.inner;
+        std::vector<unsigned char> bytes(count * run.reducer->accumulator_size());
+        if (count > 0)
+            run.queue.queue.enqueueReadBuffer(run.results, CL_TRUE, 0, bytes.size(), bytes.data());
+        run.queue.queue.finish();
+        for (std::uint64_t i = 0; i < count; ++i)
+            whole.values.push_back(scalar_from_bytes(run.reducer->accumulator(),
+                                                     &bytes[i * run.reducer->accumulator_size()]));
+        for (const auto& event : run.events)
+            shares[k].pass_us.push_back(command_us(event));
+    }
+    return whole;
+}
+
+std::string device_name(const Share& share) {
+    return share.device->device.getInfo<CL_DEVICE_NAME>() + " (-p " +
+           std::to_string(share.device->platform_index) + " -d " +
+           std::to_string(share.device->device_index) + ")";
+}
+
+void print_text(std::ostream& out, const Options& options, const std::vector<Share>& shares,
+                const SegmentedResult& result, bool checked) {
+    if (options.verbosity != Verbosity::quiet)
+        for (const auto& share : shares) {
+            out << "device " << device_name(share) << ", blocks " << share.first_block << " to "
+                << share.first_block + share.blocks << "\n";
+            if (options.verbosity == Verbosity::verbose)
+                out << "plan:\n" << share.plan;
+            for (std::size_t pass = 0; pass < share.pass_us.size(); ++pass)
+                out << "pass " << pass + 1 << ": " << fixed(share.pass_us[pass]) << " us\n";
+        }
+    if (options.verbosity != Verbosity::quiet)
+        out << "shape " << shape_text(result.shape) << "\n";
     if (options.output.empty())
         out << values_text(options, result.values) << "\n";
     else
@@ -136,21 +226,36 @@ void print_text(std::ostream& out, const Options& options, const SegmentedReduce
         out << (checked ? "every result matches the host reference\n" : "unchecked (--no-check)\n");
 }
 
-void print_json(std::ostream& out, const Options& options, const SegmentedResult& result,
-                bool checked) {
-    out << "{\"shape\": [";
-    for (std::size_t i = 0; i < result.shape.extents.size(); ++i)
-        out << (i == 0 ? "" : ", ") << result.shape.extents[i];
-    out << "], \"output\": " << (options.output.empty() ? "null" : json_string(options.output))
-        << ", \"passes_us\": [";
-    for (std::size_t i = 0; i < result.pass_us.size(); ++i)
-        out << (i == 0 ? "" : ", ") << fixed(result.pass_us[i]);
-    out << "], \"check\": " << json_string(checked ? "passed" : "skipped") << "}\n";
+/// A JSON array of `values`, each written by `write`.
+template <typename T, typename Write>
+std::string json_array(const std::vector<T>& values, Write write) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < values.size(); ++i)
+        text += (i == 0 ? "" : ", ") + write(values[i]);
+    return text + "]";
+}
+
+void print_json(std::ostream& out, const Options& options, const std::vector<Share>& shares,
+                const SegmentedResult& result, bool checked) {
+    const auto number = [](std::uint64_t x) { return std::to_string(x); };
+    const auto microseconds = [](double x) { return fixed(x); };
+    out << "{\"shape\": " << json_array(result.shape.extents, number)
+        << ", \"output\": " << (options.output.empty() ? "null" : json_string(options.output))
+        << ", \"check\": " << json_string(checked ? "passed" : "skipped") << ", \"shares\": "
+        << json_array(shares,
+                      [&](const Share& share) {
+                          return "{\"device\": " + json_string(device_name(share)) +
+                                 ", \"blocks\": [" + number(share.first_block) + ", " +
+                                 number(share.first_block + share.blocks) +
+                                 "], \"passes_us\": " + json_array(share.pass_us, microseconds) +
+                                 "}";
+                      })
+        << "}\n";
 }
 
 } // namespace
 
-ExitCode run_axes(const SelectedDevice& selected, const Options& options,
+ExitCode run_axes(const std::vector<SelectedDevice>& devices, const Options& options,
                   const std::optional<ValuesView>& file, const std::optional<Shape>& file_shape,
                   std::ostream& out) {
     const Shape shape =
@@ -164,20 +269,8 @@ ExitCode run_axes(const SelectedDevice& selected, const Options& options,
         file ? HostValues{} : random_values(options.type, options.op, shape.values(), options.seed);
     const ValuesView values = file ? *file : ValuesView(drawn);
 
-    const DeviceQueue device_queue(selected.device);
-    const auto report = query_report(selected.device);
-    SegmentedReducer reducer(device_queue.context, selected.device,
-                             recipe_for(options, report, Finish::passes));
-    // OpenCL has no buffer of 0 bytes: an empty array takes one of a value.
-    const auto bytes = std::max<std::uint64_t>(1, values.length) * info(values.type).size;
-    const cl::Buffer input(device_queue.context, CL_MEM_READ_ONLY, bytes);
-    if (values.length > 0)
-        device_queue.queue.enqueueWriteBuffer(input, CL_TRUE, 0,
-                                              values.length * info(values.type).size, values.data);
-    SegmentedResult result;
-    for (unsigned run = 0; run < std::max(1u, options.iterations); ++run)
-        result = reducer.reduce_axes(device_queue.queue, input, 0, shape, options.axes);
-
+    auto shares = shares_of(layout, devices);
+    const auto result = reduce_shares(shares, options, layout, values);
     if (options.check) {
         const auto references = host_reduce_axes(options.op, values, layout, options.accumulate);
         if (const auto wrong =
@@ -190,9 +283,9 @@ ExitCode run_axes(const SelectedDevice& selected, const Options& options,
     if (!options.output.empty())
         write_npy(options.output, options, result);
     if (options.format == Format::json)
-        print_json(out, options, result, options.check);
+        print_json(out, options, shares, result, options.check);
     else
-        print_text(out, options, reducer, layout, result, options.check);
+        print_text(out, options, shares, result, options.check);
     return ExitCode::success;
 }
 
