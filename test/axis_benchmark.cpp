@@ -110,11 +110,12 @@ bool time_type(const Bench& bench, DataType type, unsigned log2,
                 std::replace(text.begin(), text.end(), ',', ' ');
                 const double best = *std::min_element(span.begin(), span.end());
                 std::printf(
-                    "%s,%d,%llu,%llu,%llu,%llu,%s,%.1f,%.1f,%.0f,%.1f,%.0f\n",
+                    "%s,%d,%llu,%llu,%llu,%llu,%llu,%s,%.1f,%.1f,%.0f,%.1f,%.0f\n",
                     name_of(type).c_str(), axis, static_cast<unsigned long long>(shape.extents[1]),
                     static_cast<unsigned long long>(tuning.values_per_team_item),
                     static_cast<unsigned long long>(tuning.values_per_chunk_item),
-                    static_cast<unsigned long long>(tuning.work_groups_per_unit), text.c_str(),
+                    static_cast<unsigned long long>(tuning.work_groups_per_unit),
+                    static_cast<unsigned long long>(tuning.values_per_column_item), text.c_str(),
                     best, median(span), gigabytes_per_second(values * 4, best), median(read),
                     100 * median(read) / best);
                 std::fflush(stdout);
