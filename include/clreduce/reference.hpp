@@ -177,12 +177,14 @@ Reference host_reduce(Op op, DataType type, const std::vector<ValuesView>& spans
 /// offsets[s + 1] - 1.
 std::vector<Reference> host_reduce_segments(Op op, const ValuesView& values,
                                             const std::vector<std::uint64_t>& offsets,
-                                            std::optional<DataType> accumulate = {});
+                                            std::optional<DataType> accumulate = {},
+                                            HostMap map = HostMap::none);
 
 /// host_reduce() of each result of `layout` over `values`, in the results' order (NumPy's
 /// reduce along the layout's axes).
 std::vector<Reference> host_reduce_axes(Op op, const ValuesView& values, const AxisLayout& layout,
-                                        std::optional<DataType> accumulate = {});
+                                        std::optional<DataType> accumulate = {},
+                                        HostMap map = HostMap::none);
 
 /// How host_reduce computes `op` of `type` here, e.g. "std::reduce(par_unseq), TBB backend".
 std::string host_reduce_method(Op op, DataType type, std::optional<DataType> accumulate = {},

@@ -212,7 +212,7 @@ constexpr const char* combination_rule =
     "its own kernel, so not with --strategy, --finish, --factor, --sweep, --map, --reduce or "
     "--accumulate. "
     "--axis reduces along axes with its values on the devices, so not with --sweep, "
-    "--host-input, --max-buffer, --exact, --reduce, --map or --kernels; --shape and --output need "
+    "--host-input, --max-buffer, --exact, --reduce or --kernels; --shape and --output need "
     "--axis, "
     "and --shape replaces -l. "
     "--name=value is read as --name value.";
@@ -452,7 +452,6 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
                       {&axis, &max_buffer},
                       {&axis, &exact},
                       {&axis, &reduce},
-                      {&axis, &map},
                       {&axis, &kernel_dir}});
     for (const auto* needs_axis : {&shape, &output})
         if (needs_axis->isSet() && !axis.isSet())

@@ -264,6 +264,10 @@ ExitCode run_axes(const std::vector<SelectedDevice>& devices, const Options& opt
                                                  : options.shape,
                            Order::c};
     const auto layout = layout_of(shape, options, file_shape.has_value());
+    // A map the host cannot evaluate is refused before any device runs.
+    const auto map = options.user.map.empty() || !options.check
+                         ? HostMap::none
+                         : host_map_of(options, "along axes");
     refuse_past_host_memory(shape.values(), info(options.type).size);
     const auto drawn =
         file ? HostValues{} : random_values(options.type, options.op, shape.values(), options.seed);
@@ -272,7 +276,8 @@ ExitCode run_axes(const std::vector<SelectedDevice>& devices, const Options& opt
     auto shares = shares_of(layout, devices);
     const auto result = reduce_shares(shares, options, layout, values);
     if (options.check) {
-        const auto references = host_reduce_axes(options.op, values, layout, options.accumulate);
+        const auto references =
+            host_reduce_axes(options.op, values, layout, options.accumulate, map);
         if (const auto wrong =
                 first_wrong(options, result, references, layout.length, values.origin))
             throw Failure(ExitCode::wrong_result,
