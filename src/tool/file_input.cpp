@@ -175,13 +175,6 @@ private:
     std::size_t at_ = 0;
 };
 
-std::string shape_text(const std::vector<std::uint64_t>& shape) {
-    std::string text = "(";
-    for (std::size_t i = 0; i < shape.size(); ++i)
-        text += (i == 0 ? "" : ", ") + std::to_string(shape[i]);
-    return text + (shape.size() == 1 ? ",)" : ")");
-}
-
 /// Where the values are in a mapped file, and of what type.
 struct Layout {
     DataType type;
@@ -329,6 +322,13 @@ DataType npy_type(const std::string& descr) {
                       type.npy + "')");
     }
     bad_input("unsupported dtype '" + descr + "'; clreduce reads " + npy_dtypes());
+}
+
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+    std::string text = "(";
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        text += (i == 0 ? "" : ", ") + std::to_string(shape[i]);
+    return text + (shape.size() == 1 ? ",)" : ")");
 }
 
 std::uint64_t values_in(const std::vector<std::uint64_t>& shape) {

@@ -37,6 +37,9 @@ NpyHeader parse_npy_header(std::string_view text);
 /// other dtype, big-endian ones ('>') included.
 DataType npy_type(const std::string& descr);
 
+/// A shape as Python writes a tuple: "(3, 4)", "(1000,)", "()".
+std::string shape_text(const std::vector<std::uint64_t>& shape);
+
 /// How many values a shape holds: the product of its sizes, 1 for (). Throws
 /// Failure(ExitCode::input_data) past 2^64 - 1.
 std::uint64_t values_in(const std::vector<std::uint64_t>& shape);

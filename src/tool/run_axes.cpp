@@ -1,10 +1,12 @@
-// --axis: a reduction along axes on one device (SegmentedReducer), checked per result against
-// the host, printed as NumPy prints an array or written to a .npy file (docs/axes.md).
+// --axis: a reduction along axes (SegmentedReducer), on one device or with the array's blocks
+// split among several, checked per result against the host, printed as NumPy prints an array
+// or written to a .npy file (docs/axes.md).
 
 #include "clreduce/measure.hpp"
 #include "clreduce/profiling.hpp"
 #include "clreduce/reference.hpp"
 #include "clreduce/segmented.hpp"
+#include "tool/file_input.hpp"
 #include "tool/recipe.hpp"
 #include "tool/report.hpp"
 #include "tool/run.hpp"
@@ -14,7 +16,6 @@
 #include <fstream>
 #include <memory>
 #include <ostream>
-#include <sstream>
 
 namespace clreduce {
 namespace {
@@ -67,13 +68,6 @@ std::optional<std::size_t> first_wrong(const Options& options, const SegmentedRe
     return std::nullopt;
 }
 
-std::string shape_text(const Shape& shape) {
-    std::string text = "(";
-    for (std::size_t i = 0; i < shape.extents.size(); ++i)
-        text += (i == 0 ? "" : ", ") + std::to_string(shape.extents[i]);
-    return text + (shape.extents.size() == 1 ? ",)" : ")");
-}
-
 /// The values as NumPy prints a long array, flattened in memory order: all of them up to
 /// 1000, else the first and last three around "...".
 std::string values_text(const Options& options, const std::vector<Scalar>& values) {
@@ -96,7 +90,7 @@ void write_npy(const std::string& path, const Options& options, const SegmentedR
     const auto& type = info(boolean ? DataType::boolean : accumulator_of(options));
     std::string dict = std::string("{'descr': '") + type.npy + "', 'fortran_order': " +
                        (result.shape.order == Order::fortran ? "True" : "False") +
-                       ", 'shape': " + shape_text(result.shape) + ", }";
+                       ", 'shape': " + shape_text(result.shape.extents) + ", }";
     // The header, padded with spaces and ended by a newline, fills a multiple of 64 bytes.
     constexpr std::size_t preamble = 10;
     dict.append(63 - (preamble + dict.size()) % 64, ' ');
@@ -217,7 +211,7 @@ void print_text(std::ostream& out, const Options& options, const std::vector<Sha
                 out << "pass " << pass + 1 << ": " << fixed(share.pass_us[pass]) << " us\n";
         }
     if (options.verbosity != Verbosity::quiet)
-        out << "shape " << shape_text(result.shape) << "\n";
+        out << "shape " << shape_text(result.shape.extents) << "\n";
     if (options.output.empty())
         out << values_text(options, result.values) << "\n";
     else
