@@ -275,4 +275,34 @@ bool same_value(const Scalar& a, const Scalar& b) {
         a);
 }
 
+std::vector<Reference> host_reduce_segments(Op op, const ValuesView& values,
+                                            const std::vector<std::uint64_t>& offsets,
+                                            std::optional<DataType> accumulate, HostMap map) {
+    std::vector<Reference> references;
+    for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
+        const auto length = offsets[s + 1] - offsets[s];
+        references.push_back(
+            host_reduce(op, values.part(offsets[s], length), length, accumulate, map));
+    }
+    return references;
+}
+
+std::vector<Reference> host_reduce_axes(Op op, const ValuesView& values, const AxisLayout& layout,
+                                        std::optional<DataType> accumulate, HostMap map) {
+    const auto size = info(values.type).size;
+    const auto* bytes = static_cast<const unsigned char*>(values.data);
+    std::vector<unsigned char> column(layout.length * size);
+    std::vector<Reference> references;
+    for (std::uint64_t block = 0; block < layout.blocks; ++block)
+        for (std::uint64_t k = 0; k < layout.inner; ++k) {
+            // A result's values, gathered where they lie `inner` apart.
+            for (std::uint64_t r = 0; r < layout.length; ++r)
+                std::memcpy(&column[r * size],
+                            bytes + ((block * layout.length + r) * layout.inner + k) * size, size);
+            const ValuesView gathered(values.type, column.data(), layout.length, values.origin);
+            references.push_back(host_reduce(op, gathered, layout.length, accumulate, map));
+        }
+    return references;
+}
+
 } // namespace clreduce

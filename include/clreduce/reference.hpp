@@ -3,6 +3,7 @@
 
 #include "clreduce/kinds.hpp"
 #include "clreduce/ops.hpp"
+#include "clreduce/segment_plan.hpp"
 #include "clreduce/types.hpp"
 
 #include <algorithm>
@@ -207,6 +208,19 @@ Reference host_reduce(Op op, const HostValues& values, std::uint64_t length,
 /// The same over the concatenation of `spans`, all of `type` (their origin plays no part).
 Reference host_reduce(Op op, DataType type, const std::vector<ValuesView>& spans,
                       std::optional<DataType> accumulate = {}, HostMap map = HostMap::none);
+
+/// host_reduce() of each CSR segment of `values`: segment s is values offsets[s] ...
+/// offsets[s + 1] - 1.
+std::vector<Reference> host_reduce_segments(Op op, const ValuesView& values,
+                                            const std::vector<std::uint64_t>& offsets,
+                                            std::optional<DataType> accumulate = {},
+                                            HostMap map = HostMap::none);
+
+/// host_reduce() of each result of `layout` over `values`, in the results' order (NumPy's
+/// reduce along the layout's axes).
+std::vector<Reference> host_reduce_axes(Op op, const ValuesView& values, const AxisLayout& layout,
+                                        std::optional<DataType> accumulate = {},
+                                        HostMap map = HostMap::none);
 
 /// How host_reduce computes `op` of `type` here, e.g. "std::reduce(par_unseq), TBB backend".
 std::string host_reduce_method(Op op, DataType type, std::optional<DataType> accumulate = {},

@@ -23,6 +23,10 @@ std::string_view embedded_stream_read_source();
 /// exact_sum.cl's text as the library was built with it: --exact's kernel (exact.hpp).
 std::string_view embedded_exact_kernel_source();
 
+/// segmented.cl's text as the library was built with it: the kernels of SegmentedReducer
+/// (segmented.hpp), appended to reduce.cl's text, whose declarations they use.
+std::string_view embedded_segmented_source();
+
 /// reduce.cl's text: `kernel_dir`/reduce.cl, read now, when `kernel_dir` is given (the tool's
 /// --kernels, for readers who edit the kernel), else the embedded text. Throws as
 /// read_kernel_file() does.
