@@ -30,9 +30,15 @@ DataType type_named(const std::string& name) {
 
 Op op_named(const std::string& name) {
     for (const auto& op : all_ops())
-        if (op.op != Op::custom && name == op.name)
+        if (name == op.name)
             return op.op;
     throw Error(Errc::invalid_argument, "no op '" + name + "' in the engine");
+}
+
+std::optional<DataType> type_named(const std::optional<std::string>& name) {
+    if (!name)
+        return std::nullopt;
+    return type_named(*name);
 }
 
 /// A NumPy input streamed in chunks of 64 MiB, as the tool streams --host-input: each upload
@@ -47,12 +53,13 @@ std::uint64_t stream_chunk(const Reducer& reducer, std::uint64_t length) {
 /// The engine's defaults for the type and op: the best path the device reports, the finish
 /// chosen for it (one launch where the device allows it), the device's work-group size, and
 /// NumPy's accumulator unless `accumulate` names another.
-Recipe recipe_for(DataType type, Op op, const std::optional<std::string>& accumulate) {
+Recipe recipe_for(DataType type, Op op, const std::optional<std::string>& accumulate,
+                  const Expressions& user) {
     Recipe recipe;
     recipe.type = type;
     recipe.op = op;
-    if (accumulate)
-        recipe.accumulate = type_named(*accumulate);
+    recipe.accumulate = type_named(accumulate);
+    recipe.user = user;
     return recipe;
 }
 
@@ -67,11 +74,45 @@ nb::object to_python(const Scalar& value) {
         value);
 }
 
+/// `values` as the engine views them, if they are `type` values.
+ValuesView view_of(const HostArray& values, DataType type) {
+    if (values.size() == 0) // a stream has at least one chunk
+        throw Error(Errc::invalid_argument, "an empty array has no chunk to stream");
+    if (values.itemsize() != info(type).size)
+        throw Error(Errc::invalid_argument,
+                    "the array's values are not " + name_of(type) + " values");
+    return ValuesView(type, values.data(), values.size(), Origin::given);
+}
+
+/// `reduce(queue)`'s value, computed without the GIL and with `mutex` held, after the
+/// events `wait` (on an in-order queue, a marker holds back the blocking calls, which take
+/// no events).
+template <typename Reduce>
+nb::object blocking(std::mutex& mutex, Handle queue, const std::vector<Handle>& wait,
+                    Reduce reduce) {
+    const auto command_queue = retained<cl::CommandQueue>(queue);
+    auto events = retained_events(wait);
+    Scalar value;
+    {
+        nb::gil_scoped_release unlocked;
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (!events.empty())
+            command_queue.enqueueMarkerWithWaitList(&events);
+        value = reduce(command_queue);
+    }
+    return to_python(value);
+}
+
 } // namespace
+
+std::string accumulator_of(const std::string& type, const std::string& op,
+                           const std::optional<std::string>& accumulate) {
+    return name_of(accumulator_for(type_named(type), op_named(op), type_named(accumulate)));
+}
 
 std::vector<std::string> op_names() {
     std::vector<std::string> names;
-    // Not custom: a user's op needs its OpenCL C, which the package has no way to give yet.
+    // Not custom: a user's op is clreduce.reduce(), which gives its OpenCL C.
     for (const auto& op : all_ops())
         if (op.op != Op::custom)
             names.push_back(op.name);
@@ -93,48 +134,29 @@ DeviceQueue::DeviceQueue(Handle device)
     , queue(context, retained<cl::Device>(device)) {}
 
 Engine::Engine(Handle context, Handle device, const std::string& type, const std::string& op,
-               const std::optional<std::string>& accumulate)
+               const std::optional<std::string>& accumulate, const Expressions& user)
     : reducer_(retained<cl::Context>(context), retained<cl::Device>(device),
-               recipe_for(type_named(type), op_named(op), accumulate)) {}
+               recipe_for(type_named(type), op_named(op), accumulate, user)) {}
 
 std::string Engine::accumulator() const {
     return name_of(reducer_.accumulator());
 }
 
 nb::object Engine::reduce_host(Handle queue, const HostArray& values) {
-    if (values.size() == 0) // a stream has at least one chunk
-        throw Error(Errc::invalid_argument, "an empty array has no chunk to stream");
-    if (values.itemsize() != reducer_.value_size())
-        throw Error(Errc::invalid_argument,
-                    "the array's values are not " + name_of(reducer_.type()) + " values");
-    const ValuesView view(reducer_.type(), values.data(), values.size(), Origin::given);
-    const auto command_queue = retained<cl::CommandQueue>(queue);
-    Scalar value;
-    {
-        nb::gil_scoped_release unlocked;
-        const std::lock_guard<std::mutex> lock(mutex_);
+    const auto view = view_of(values, reducer_.type());
+    return blocking(mutex_, queue, {}, [&](const cl::CommandQueue& command_queue) {
         const auto stream = make_host_stream(reducer_, command_queue, view, 0, view.length,
                                              stream_chunk(reducer_, view.length), 0);
-        value = stream->reduce(view.length).reduction.value;
-    }
-    return to_python(value);
+        return stream->reduce(view.length).reduction.value;
+    });
 }
 
 nb::object Engine::reduce_buffer(Handle queue, Handle buffer, std::uint64_t first,
                                  std::uint64_t count, const std::vector<Handle>& wait) {
-    const auto command_queue = retained<cl::CommandQueue>(queue);
     const auto input = retained<cl::Buffer>(buffer);
-    auto events = retained_events(wait);
-    Scalar value;
-    {
-        nb::gil_scoped_release unlocked;
-        const std::lock_guard<std::mutex> lock(mutex_);
-        // The blocking call takes no events: on an in-order queue, a marker holds it back.
-        if (!events.empty())
-            command_queue.enqueueMarkerWithWaitList(&events);
-        value = reducer_.reduce(command_queue, input, first, count);
-    }
-    return to_python(value);
+    return blocking(mutex_, queue, wait, [&](const cl::CommandQueue& command_queue) {
+        return reducer_.reduce(command_queue, input, first, count);
+    });
 }
 
 Handle Engine::enqueue(Handle queue, Handle buffer, std::uint64_t first, std::uint64_t count,
@@ -150,6 +172,37 @@ Handle Engine::enqueue(Handle queue, Handle buffer, std::uint64_t first, std::ui
     // One reference more, which the caller's pyopencl.Event takes over.
     clRetainEvent(done());
     return reinterpret_cast<Handle>(done());
+}
+
+ExactEngine::ExactEngine(Handle context, Handle device, const std::string& type)
+    : context_(retained<cl::Context>(context))
+    , exact_sum_(context_, retained<cl::Device>(device), type_named(type)) {}
+
+nb::object ExactEngine::reduce_host(Handle queue, const HostArray& values) {
+    const auto view = view_of(values, exact_sum_.type());
+    return blocking(mutex_, queue, {}, [&](const cl::CommandQueue& command_queue) {
+        // Chunks of 64 MiB through one buffer: each chunk's accumulator is exact, and they
+        // add up to the same integer as one pass over all of them.
+        const std::uint64_t size = info(view.type).size;
+        const std::uint64_t chunk =
+            std::min<std::uint64_t>((std::uint64_t{64} << 20) / size, view.length);
+        const cl::Buffer staging(context_, CL_MEM_READ_ONLY, chunk * size);
+        ExactAccumulator sum(view.type);
+        for (std::uint64_t first = 0; first < view.length; first += chunk) {
+            const auto part = view.part(first, std::min(chunk, view.length - first));
+            command_queue.enqueueWriteBuffer(staging, CL_TRUE, 0, part.length * size, part.data);
+            sum.add(exact_sum_.accumulate(command_queue, {{staging, part.length, 0}}));
+        }
+        return sum.rounded();
+    });
+}
+
+nb::object ExactEngine::reduce_buffer(Handle queue, Handle buffer, std::uint64_t first,
+                                      std::uint64_t count, const std::vector<Handle>& wait) {
+    const auto input = retained<cl::Buffer>(buffer);
+    return blocking(mutex_, queue, wait, [&](const cl::CommandQueue& command_queue) {
+        return exact_sum_.reduce(command_queue, input, first, count);
+    });
 }
 
 } // namespace clreduce::python

@@ -4,6 +4,7 @@
 // where they are, blocking or enqueued). OpenCL objects cross from Python as PyOpenCL's
 // int_ptr handles, retained here for as long as they are used.
 
+#include "clreduce/exact.hpp"
 #include "clreduce/reducer.hpp"
 
 #include <CL/opencl.hpp>
@@ -25,6 +26,10 @@ using Handle = std::uintptr_t;
 
 /// The ops of the engine's table (all_ops()) by name, but a user's own (custom).
 std::vector<std::string> op_names();
+/// The name of the accumulator the engine takes for `op` on `type` values: the op's own
+/// (any, all), else `accumulate`, else the type's (NumPy's for sums and products).
+std::string accumulator_of(const std::string& type, const std::string& op,
+                           const std::optional<std::string>& accumulate);
 /// The engine's value types that NumPy has: each one's name and NumPy's type code ("i4", "f8").
 std::vector<std::pair<std::string, std::string>> types();
 
@@ -46,9 +51,11 @@ class Engine {
 public:
     /// Builds the reducer (or takes its program from the engine's cache); lets go of the GIL
     /// meanwhile, since a build may take seconds. `accumulate`: the accumulator's type name, as
-    /// --accumulate takes it; none: NumPy's for the type and op.
+    /// --accumulate takes it; none: NumPy's for the type and op. `user`: the custom op's
+    /// reduce and identity, and a map for any op (empty: none), as --reduce, --identity and
+    /// --map take them.
     Engine(Handle context, Handle device, const std::string& type, const std::string& op,
-           const std::optional<std::string>& accumulate);
+           const std::optional<std::string>& accumulate, const Expressions& user);
 
     /// The name of the type the results have: the accumulator.
     std::string accumulator() const;
@@ -68,6 +75,24 @@ public:
 private:
     std::mutex mutex_;
     Reducer reducer_;
+};
+
+/// The exact sum (ExactSum) of one context, device and type, with a lock, as Engine: the
+/// result is the values' sum rounded once, the same bits on every device and layout.
+class ExactEngine {
+public:
+    ExactEngine(Handle context, Handle device, const std::string& type);
+
+    /// The exact sum of `values`, uploaded in chunks whose accumulators add up on the host.
+    nb::object reduce_host(Handle queue, const HostArray& values);
+    /// The exact sum of `count` values of `buffer` from value `first` on, after `wait`.
+    nb::object reduce_buffer(Handle queue, Handle buffer, std::uint64_t first, std::uint64_t count,
+                             const std::vector<Handle>& wait);
+
+private:
+    std::mutex mutex_;
+    cl::Context context_;
+    ExactSum exact_sum_;
 };
 
 } // namespace clreduce::python
