@@ -14,10 +14,21 @@ Wrapper retained(Handle handle) {
     return Wrapper(reinterpret_cast<typename Wrapper::cl_type>(handle), true);
 }
 
-std::vector<cl::Event> retained_events(const std::vector<Handle>& handles) {
+/// The events of `handles` that a command on `queue` (in order) must wait for: neither those
+/// complete nor those still coming on `queue` itself, which runs its commands in order. An
+/// array keeps its events in PyOpenCL until its queue finishes, so that most calls wait for
+/// none and need no marker. A failed event is kept, for the wait to fail.
+std::vector<cl::Event> pending_events(const std::vector<Handle>& handles, Handle queue) {
     std::vector<cl::Event> events;
-    for (const auto handle : handles)
-        events.push_back(retained<cl::Event>(handle));
+    for (const auto handle : handles) {
+        auto event = retained<cl::Event>(handle);
+        const auto status = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
+        const bool ordered =
+            status > CL_COMPLETE &&
+            reinterpret_cast<Handle>(event.getInfo<CL_EVENT_COMMAND_QUEUE>()()) == queue;
+        if (status != CL_COMPLETE && !ordered)
+            events.push_back(std::move(event));
+    }
     return events;
 }
 
@@ -91,7 +102,7 @@ template <typename Reduce>
 nb::object blocking(std::mutex& mutex, Handle queue, const std::vector<Handle>& wait,
                     Reduce reduce) {
     const auto command_queue = retained<cl::CommandQueue>(queue);
-    auto events = retained_events(wait);
+    auto events = pending_events(wait, queue);
     Scalar value;
     {
         nb::gil_scoped_release unlocked;
@@ -164,7 +175,7 @@ Handle Engine::enqueue(Handle queue, Handle buffer, std::uint64_t first, std::ui
     const auto command_queue = retained<cl::CommandQueue>(queue);
     const auto input = retained<cl::Buffer>(buffer);
     const auto output = retained<cl::Buffer>(result);
-    const auto events = retained_events(wait);
+    const auto events = pending_events(wait, queue);
     nb::gil_scoped_release unlocked;
     const std::lock_guard<std::mutex> lock(mutex_);
     const auto done =

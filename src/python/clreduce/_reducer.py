@@ -153,6 +153,7 @@ class Reducer:
         self._device_argument = device
         self._device = None  # resolved on the first NumPy input: PyOpenCL input has its own
         self._engines = {}  # (context, device) handles -> _clreduce.Engine or ExactEngine
+        self._last = (None, None)  # the last PyOpenCL queue and its engine: no lookup again
         self._lock = threading.Lock()
 
     def __repr__(self):
@@ -248,7 +249,14 @@ class Reducer:
         return self.result_dtype.type(getattr(np, self.op)(np.empty(0, self.dtype)))
 
     def _engine_for(self, queue):
-        return self._engine(queue.context.int_ptr, queue.device.int_ptr)
+        """The engine for a PyOpenCL queue's context and device. The last queue's is kept with
+        the queue (so that its handle names no other queue), since repeated calls mostly come
+        from one."""
+        last_queue, engine = self._last
+        if queue is not last_queue:
+            engine = self._engine(queue.context.int_ptr, queue.device.int_ptr)
+            self._last = (queue, engine)
+        return engine
 
     def _engine(self, context, device):
         """The engine's reducer for a context and device, built on first use. It keeps the
