@@ -1,7 +1,5 @@
 #include "engine.hpp"
 
-#include "clreduce/stream.hpp"
-
 #include <algorithm>
 #include <type_traits>
 
@@ -156,9 +154,10 @@ std::string Engine::accumulator() const {
 nb::object Engine::reduce_host(Handle queue, const HostArray& values) {
     const auto view = view_of(values, reducer_.type());
     return blocking(mutex_, queue, {}, [&](const cl::CommandQueue& command_queue) {
-        const auto stream = make_host_stream(reducer_, command_queue, view, 0, view.length,
-                                             stream_chunk(reducer_, view.length), 0);
-        return stream->reduce(view.length).reduction.value;
+        HostStream stream(reducer_, command_queue, view, stream_chunk(reducer_, view.length),
+                          reads_in_place(reducer_.report()), staging_);
+        staging_ = stream.staging(); // allocated once, for the calls that follow
+        return stream.reduce(view.length).reduction.value;
     });
 }
 

@@ -6,9 +6,11 @@
 
 #include "clreduce/exact.hpp"
 #include "clreduce/reducer.hpp"
+#include "clreduce/stream.hpp"
 
 #include <CL/opencl.hpp>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -60,8 +62,9 @@ public:
     /// The name of the type the results have: the accumulator.
     std::string accumulator() const;
 
-    /// The `values`' reduction, copied to the device in chunks on `queue` (or read where they
-    /// are, on a CPU device): an int or a float.
+    /// The `values`' reduction, copied to the device in chunks on `queue` through pinned
+    /// staging memory, the copies overlapped with the reduction (or read where they are, on a
+    /// CPU device): an int or a float.
     nb::object reduce_host(Handle queue, const HostArray& values);
     /// The reduction of `count` values of `buffer` from value `first` on, on `queue` after the
     /// events `wait`; blocks for the value.
@@ -75,6 +78,7 @@ public:
 private:
     std::mutex mutex_;
     Reducer reducer_;
+    std::shared_ptr<StreamStaging> staging_; // the last stream's, for the next
 };
 
 /// The exact sum (ExactSum) of one context, device and type, with a lock, as Engine: the
