@@ -100,7 +100,9 @@ HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uin
         staging_ = fits ? std::move(staging)
                         : std::make_shared<StreamStaging>(context, queue, chunk_ * size, pinned);
     const auto chunks = (length + chunk_ - 1) / chunk_;
-    partials_ = cl::Buffer(context, CL_MEM_READ_WRITE, chunks * reducer.partials_of(chunk_) * size);
+    // Partials are accumulators, which may be wider than the values (int32 summed in int64).
+    partials_ = cl::Buffer(context, CL_MEM_READ_WRITE,
+                           chunks * reducer.partials_of(chunk_) * reducer.accumulator_size());
 } catch (const cl::Error& error) {
     throw Error(error);
 }

@@ -118,6 +118,31 @@ TEST_CASE("a stream hands its staging on to the next, which takes it if large en
     }
 }
 
+TEST_CASE("a stream into a wider accumulator keeps every chunk's partials in its buffer",
+          "[device][stream]") {
+    // int32 summed in int64, as the Python package sums NumPy's int32: the partials are twice
+    // the values' size, and the stream's partials buffer must be sized for them.
+    const std::uint64_t length = 20011;
+    for (const auto& combination : combinations()) {
+        auto recipe = combination.recipe;
+        if (!(recipe.type == DataType::int32 && recipe.op == Op::sum))
+            continue;
+        recipe.accumulate = DataType::int64;
+        DYNAMIC_SECTION(combination.name()) {
+            const auto reducer = make_reducer(*combination.target, recipe);
+            REQUIRE(reducer);
+            const auto memory = random_values(recipe.type, recipe.op, length, 3);
+            const auto expected = host_reduce(recipe.op, memory, length, DataType::int64).value;
+            for (const bool in_place : {false, true}) {
+                INFO((in_place ? "read in place" : "copied"));
+                HostStream stream(*reducer, combination.target->queue.queue, memory, 1000,
+                                  in_place);
+                CHECK(stream.reduce(length).reduction.value == expected);
+            }
+        }
+    }
+}
+
 TEST_CASE("chunks read in place start aligned and none is longer than the input", "[stream]") {
     // 65537 int32 values would put the second chunk 4 bytes past an aligned start.
     CHECK(layout_chunk(65537, 1000003, 32) == 65568);
