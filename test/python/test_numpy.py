@@ -118,6 +118,13 @@ def test_values_at_any_address_are_copied_through_the_staging_of_the_last_call(d
         assert reducer(memory[1 : 1 + length]) == np.sum(memory[1 : 1 + length])
 
 
+def test_int32_longer_than_one_chunk_sums_in_int64(device):
+    # 64 MiB chunks: two of them, each leaving int64 partials twice the values' size.
+    values = random_values(np.int32, (64 << 20) // 4 + 5, seed=6)
+    assert clreduce.sum(values, device=device) == np.sum(values)
+    assert clreduce.sum(values[1:], device=device) == np.sum(values[1:])
+
+
 def test_the_device_is_chosen_as_the_tool_chooses_it(device):
     values = random_values(np.uint32, 5000)
     expected = np.sum(values)
