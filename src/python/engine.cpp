@@ -12,6 +12,34 @@ Wrapper retained(Handle handle) {
     return Wrapper(reinterpret_cast<typename Wrapper::cl_type>(handle), true);
 }
 
+/// A wrapper over a handle that PyOpenCL owns and holds for the whole call, neither retained
+/// nor released by it: each is a call into the driver, and releasing a queue flushes it. The
+/// copies the engine keeps (a reducer keeps its first queue) retain as copies do.
+template <typename Wrapper>
+class Borrowed {
+public:
+    explicit Borrowed(Handle handle)
+        : wrapper_(reinterpret_cast<typename Wrapper::cl_type>(handle), false) {}
+    ~Borrowed() { wrapper_() = nullptr; }
+    Borrowed(const Borrowed&) = delete;
+    Borrowed& operator=(const Borrowed&) = delete;
+    const Wrapper& operator*() const { return wrapper_; }
+
+private:
+    Wrapper wrapper_;
+};
+
+/// An event's info of type T, without the wrappers' retain of what it names.
+template <typename T>
+T event_info(Handle event, cl_event_info name) {
+    T value{};
+    const cl_int status =
+        clGetEventInfo(reinterpret_cast<cl_event>(event), name, sizeof value, &value, nullptr);
+    if (status != CL_SUCCESS)
+        throw cl::Error(status, "clGetEventInfo");
+    return value;
+}
+
 /// The events of `handles` that a command on `queue` (in order) must wait for: neither those
 /// complete nor those still coming on `queue` itself, which runs its commands in order. An
 /// array keeps its events in PyOpenCL until its queue finishes, so that most calls wait for
@@ -19,13 +47,12 @@ Wrapper retained(Handle handle) {
 std::vector<cl::Event> pending_events(const std::vector<Handle>& handles, Handle queue) {
     std::vector<cl::Event> events;
     for (const auto handle : handles) {
-        auto event = retained<cl::Event>(handle);
-        const auto status = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
+        const auto status = event_info<cl_int>(handle, CL_EVENT_COMMAND_EXECUTION_STATUS);
         const bool ordered =
-            status > CL_COMPLETE &&
-            reinterpret_cast<Handle>(event.getInfo<CL_EVENT_COMMAND_QUEUE>()()) == queue;
+            status > CL_COMPLETE && reinterpret_cast<Handle>(event_info<cl_command_queue>(
+                                        handle, CL_EVENT_COMMAND_QUEUE)) == queue;
         if (status != CL_COMPLETE && !ordered)
-            events.push_back(std::move(event));
+            events.push_back(retained<cl::Event>(handle));
     }
     return events;
 }
@@ -99,15 +126,15 @@ ValuesView view_of(const HostArray& values, DataType type) {
 template <typename Reduce>
 nb::object blocking(std::mutex& mutex, Handle queue, const std::vector<Handle>& wait,
                     Reduce reduce) {
-    const auto command_queue = retained<cl::CommandQueue>(queue);
+    const Borrowed<cl::CommandQueue> command_queue(queue);
     auto events = pending_events(wait, queue);
     Scalar value;
     {
         nb::gil_scoped_release unlocked;
         const std::lock_guard<std::mutex> lock(mutex);
         if (!events.empty())
-            command_queue.enqueueMarkerWithWaitList(&events);
-        value = reduce(command_queue);
+            (*command_queue).enqueueMarkerWithWaitList(&events);
+        value = reduce(*command_queue);
     }
     return to_python(value);
 }
@@ -163,22 +190,22 @@ nb::object Engine::reduce_host(Handle queue, const HostArray& values) {
 
 nb::object Engine::reduce_buffer(Handle queue, Handle buffer, std::uint64_t first,
                                  std::uint64_t count, const std::vector<Handle>& wait) {
-    const auto input = retained<cl::Buffer>(buffer);
+    const Borrowed<cl::Buffer> input(buffer);
     return blocking(mutex_, queue, wait, [&](const cl::CommandQueue& command_queue) {
-        return reducer_.reduce(command_queue, input, first, count);
+        return reducer_.reduce(command_queue, *input, first, count);
     });
 }
 
 Handle Engine::enqueue(Handle queue, Handle buffer, std::uint64_t first, std::uint64_t count,
                        Handle result, std::uint64_t result_index, const std::vector<Handle>& wait) {
-    const auto command_queue = retained<cl::CommandQueue>(queue);
-    const auto input = retained<cl::Buffer>(buffer);
-    const auto output = retained<cl::Buffer>(result);
+    const Borrowed<cl::CommandQueue> command_queue(queue);
+    const Borrowed<cl::Buffer> input(buffer);
+    const Borrowed<cl::Buffer> output(result);
     const auto events = pending_events(wait, queue);
     nb::gil_scoped_release unlocked;
     const std::lock_guard<std::mutex> lock(mutex_);
-    const auto done =
-        reducer_.enqueue_reduce(command_queue, input, first, count, output, result_index, events);
+    const auto done = reducer_.enqueue_reduce(*command_queue, *input, first, count, *output,
+                                              result_index, events);
     // One reference more, which the caller's pyopencl.Event takes over.
     clRetainEvent(done());
     return reinterpret_cast<Handle>(done());
@@ -209,9 +236,9 @@ nb::object ExactEngine::reduce_host(Handle queue, const HostArray& values) {
 
 nb::object ExactEngine::reduce_buffer(Handle queue, Handle buffer, std::uint64_t first,
                                       std::uint64_t count, const std::vector<Handle>& wait) {
-    const auto input = retained<cl::Buffer>(buffer);
+    const Borrowed<cl::Buffer> input(buffer);
     return blocking(mutex_, queue, wait, [&](const cl::CommandQueue& command_queue) {
-        return exact_sum_.reduce(command_queue, input, first, count);
+        return exact_sum_.reduce(command_queue, *input, first, count);
     });
 }
 
