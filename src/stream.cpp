@@ -29,7 +29,8 @@ std::uint64_t in_place_alignment(const Reducer& reducer) {
     return std::max<std::uint64_t>(reducer.report().base_address_align / reducer.value_size(), 4);
 }
 
-/// memcpy on several of the host's cores: one core copies far slower than the link uploads.
+} // namespace
+
 void copy_in_parallel(void* to, const void* from, std::size_t bytes) {
     constexpr std::size_t least_part = std::size_t{8} << 20;
     const std::size_t parts = std::clamp<std::size_t>(
@@ -46,8 +47,6 @@ void copy_in_parallel(void* to, const void* from, std::size_t bytes) {
     for (auto& copy : copies)
         copy.get();
 }
-
-} // namespace
 
 StreamStaging::StreamStaging(const cl::Context& context, const cl::CommandQueue& queue,
                              std::uint64_t bytes, bool pinned) try

@@ -33,6 +33,10 @@ bool reads_in_place(const DeviceReport& report);
 std::uint64_t layout_chunk(std::uint64_t requested, std::uint64_t length,
                            std::uint64_t align_values);
 
+/// memcpy on several of the host's cores (one core copies far slower than a link uploads):
+/// how values in plain memory reach pinned staging.
+void copy_in_parallel(void* to, const void* from, std::size_t bytes);
+
 /// Where a stream's chunks wait on their way to the device: three device buffers of `bytes`
 /// each, in turn, and, for values in plain (pageable) host memory, three pinned host buffers
 /// (CL_MEM_ALLOC_HOST_PTR, mapped on `queue`) that each chunk is first copied into by the

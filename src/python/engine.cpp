@@ -213,23 +213,45 @@ Handle Engine::enqueue(Handle queue, Handle buffer, std::uint64_t first, std::ui
 
 ExactEngine::ExactEngine(Handle context, Handle device, const std::string& type)
     : context_(retained<cl::Context>(context))
+    , copy_queue_(context_, retained<cl::Device>(device))
     , exact_sum_(context_, retained<cl::Device>(device), type_named(type)) {}
 
 nb::object ExactEngine::reduce_host(Handle queue, const HostArray& values) {
     const auto view = view_of(values, exact_sum_.type());
     return blocking(mutex_, queue, {}, [&](const cl::CommandQueue& command_queue) {
-        // Chunks of 64 MiB through one buffer: each chunk's accumulator is exact, and they
+        // Chunks of 64 MiB, each copied into pinned staging and uploaded on a queue of its
+        // own while the chunk before is summed: each chunk's accumulator is exact, and they
         // add up to the same integer as one pass over all of them.
         const std::uint64_t size = info(view.type).size;
         const std::uint64_t chunk =
             std::min<std::uint64_t>((std::uint64_t{64} << 20) / size, view.length);
-        const cl::Buffer staging(context_, CL_MEM_READ_ONLY, chunk * size);
+        if (!staging_ || staging_->bytes() < chunk * size)
+            staging_ = std::make_shared<StreamStaging>(context_, command_queue, chunk * size, true);
+        const auto chunks = (view.length + chunk - 1) / chunk;
+        const auto part = [&](std::uint64_t k) {
+            return view.part(k * chunk, std::min(chunk, view.length - k * chunk));
+        };
         ExactAccumulator sum(view.type);
-        for (std::uint64_t first = 0; first < view.length; first += chunk) {
-            const auto part = view.part(first, std::min(chunk, view.length - first));
-            command_queue.enqueueWriteBuffer(staging, CL_TRUE, 0, part.length * size, part.data);
-            sum.add(exact_sum_.accumulate(command_queue, {{staging, part.length, 0}}));
+        std::vector<cl::Event> uploads(chunks);
+        const auto add = [&](std::uint64_t k) {
+            const std::vector<cl::Event> uploaded{uploads[k]};
+            command_queue.enqueueMarkerWithWaitList(&uploaded);
+            const auto slot = k % StreamStaging::count;
+            sum.add(exact_sum_.accumulate(command_queue,
+                                          {{staging_->device(slot), part(k).length, 0}}));
+        };
+        for (std::uint64_t k = 0; k < chunks; ++k) {
+            // The slot's last upload and sum (chunk k - 3) are done: add() blocks for them.
+            const auto slot = k % StreamStaging::count;
+            copy_in_parallel(staging_->host(slot), part(k).data, part(k).length * size);
+            copy_queue_.enqueueWriteBuffer(staging_->device(slot), CL_FALSE, 0,
+                                           part(k).length * size, staging_->host(slot), nullptr,
+                                           &uploads[k]);
+            copy_queue_.flush();
+            if (k > 0)
+                add(k - 1);
         }
+        add(chunks - 1);
         return sum.rounded();
     });
 }

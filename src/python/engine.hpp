@@ -87,7 +87,8 @@ class ExactEngine {
 public:
     ExactEngine(Handle context, Handle device, const std::string& type);
 
-    /// The exact sum of `values`, uploaded in chunks whose accumulators add up on the host.
+    /// The exact sum of `values`, uploaded in chunks through pinned staging, each uploaded
+    /// while the one before is summed; the chunks' accumulators add up on the host.
     nb::object reduce_host(Handle queue, const HostArray& values);
     /// The exact sum of `count` values of `buffer` from value `first` on, after `wait`.
     nb::object reduce_buffer(Handle queue, Handle buffer, std::uint64_t first, std::uint64_t count,
@@ -96,7 +97,9 @@ public:
 private:
     std::mutex mutex_;
     cl::Context context_;
+    cl::CommandQueue copy_queue_; // the uploads of NumPy input
     ExactSum exact_sum_;
+    std::shared_ptr<StreamStaging> staging_; // the last call's, for the next
 };
 
 } // namespace clreduce::python
