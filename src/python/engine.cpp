@@ -146,6 +146,13 @@ std::string accumulator_of(const std::string& type, const std::string& op,
     return name_of(accumulator_for(type_named(type), op_named(op), type_named(accumulate)));
 }
 
+std::optional<std::string> exact_sum_type(const std::string& type) {
+    const auto values = type_named(type);
+    if (!exact_sums(values))
+        return std::nullopt;
+    return name_of(ExactAccumulator(values).type());
+}
+
 std::vector<std::string> op_names() {
     std::vector<std::string> names;
     // Not custom: a user's op is clreduce.reduce(), which gives its OpenCL C.

@@ -32,6 +32,9 @@ std::vector<std::string> op_names();
 /// (any, all), else `accumulate`, else the type's (NumPy's for sums and products).
 std::string accumulator_of(const std::string& type, const std::string& op,
                            const std::optional<std::string>& accumulate);
+/// The type of the exact sum of `type` values, rounded once to it (float for float16); none
+/// where the engine has no exact sum of them.
+std::optional<std::string> exact_sum_type(const std::string& type);
 /// The engine's value types that NumPy has: each one's name and NumPy's type code ("i4", "f8").
 std::vector<std::pair<std::string, std::string>> types();
 

@@ -79,6 +79,8 @@ NB_MODULE(_clreduce, m) {
     m.def("op_names", &op_names, "The ops the engine reduces by.");
     m.def("accumulator_of", &accumulator_of, "type"_a, "op"_a, "accumulate"_a.none(),
           "The accumulator's type name for `op` on `type` values, `accumulate` requested.");
+    m.def("exact_sum_type", &exact_sum_type, "type"_a,
+          "The type an exact sum of `type` values is rounded to, or None.");
     m.def("types", &types, "The engine's value types: (name, NumPy's type code) each.");
     m.def("list_devices", &list_devices, "Every device, as `clreduce --list` lists them.");
     m.def("select_device", &select_device, "platform"_a.none(), "device"_a, "type"_a.none(),

@@ -136,7 +136,8 @@ class Reducer:
     is reduced, as pyopencl.reduction.ReductionKernel's map_expr ("x*x", "fabs(x)"); not for
     any and all. `op` "custom" with `reduce` (OpenCL C over a and b, the accumulator's type
     accum_t) and `identity` is an op of your own, as ReductionKernel's reduce_expr and neutral.
-    `exact` (a sum of float32 or float64): the sum rounded once, the same bits on every device.
+    `exact` (a sum of float32 or float64; float16 as the engine has it): the sum rounded once,
+    the same bits on every device; float16's is rounded to float32, as the engine rounds it.
     """
 
     def __init__(self, dtype, op="sum", device=None, accumulate=None, *, map=None,
@@ -149,6 +150,13 @@ class Reducer:
         in_own_dtype = accumulate is None or np.dtype(accumulate) == self.dtype
         if exact and (self.op != "sum" or map or not in_own_dtype):
             raise ValueError("exact=True is a sum of the values in their own dtype, unmapped")
+        if exact:
+            # Rounded once to the engine's type for it: float32 for float16, not NumPy's
+            # float16, which would round a second time. Where the engine has no exact sum,
+            # its error comes with the first call.
+            rounded_to = _clreduce.exact_sum_type(_ENGINE_TYPES[self.dtype])
+            if rounded_to is not None:
+                self.result_dtype = _numpy_dtype(rounded_to)
         self._expressions = (reduce or "", identity or "", map or "")
         self._device_argument = device
         self._device = None  # resolved on the first NumPy input: PyOpenCL input has its own
