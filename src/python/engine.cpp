@@ -29,6 +29,12 @@ private:
     Wrapper wrapper_;
 };
 
+/// `event`'s handle with one reference more, which the caller's pyopencl.Event takes over.
+Handle handed_over(const cl::Event& event) {
+    clRetainEvent(event());
+    return reinterpret_cast<Handle>(event());
+}
+
 /// An event's info of type T, without the wrappers' retain of what it names.
 template <typename T>
 T event_info(Handle event, cl_event_info name) {
@@ -213,9 +219,7 @@ Handle Engine::enqueue(Handle queue, Handle buffer, std::uint64_t first, std::ui
     const std::lock_guard<std::mutex> lock(mutex_);
     const auto done = reducer_.enqueue_reduce(*command_queue, *input, first, count, *output,
                                               result_index, events);
-    // One reference more, which the caller's pyopencl.Event takes over.
-    clRetainEvent(done());
-    return reinterpret_cast<Handle>(done());
+    return handed_over(done);
 }
 
 ExactEngine::ExactEngine(Handle context, Handle device, const std::string& type)
@@ -269,6 +273,23 @@ nb::object ExactEngine::reduce_buffer(Handle queue, Handle buffer, std::uint64_t
     return blocking(mutex_, queue, wait, [&](const cl::CommandQueue& command_queue) {
         return exact_sum_.reduce(command_queue, *input, first, count);
     });
+}
+
+Handle ExactEngine::enqueue(Handle queue, Handle buffer, std::uint64_t first, std::uint64_t count,
+                            Handle result, std::uint64_t result_index,
+                            const std::vector<Handle>& wait) {
+    const Borrowed<cl::CommandQueue> command_queue(queue);
+    const Borrowed<cl::Buffer> input(buffer);
+    const Borrowed<cl::Buffer> output(result);
+    const auto events = pending_events(wait, queue);
+    nb::gil_scoped_release unlocked;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return handed_over(exact_sum_.enqueue(*command_queue, {{*input, count, first}}, *output,
+                                          result_index, events.empty() ? nullptr : &events));
+}
+
+std::string ExactEngine::accumulator() const {
+    return *exact_sum_type(name_of(exact_sum_.type()));
 }
 
 } // namespace clreduce::python

@@ -96,6 +96,13 @@ public:
     /// The exact sum of `count` values of `buffer` from value `first` on, after `wait`.
     nb::object reduce_buffer(Handle queue, Handle buffer, std::uint64_t first, std::uint64_t count,
                              const std::vector<Handle>& wait);
+    /// The same, enqueued, rounded on the device and written to value `result_index` of
+    /// `result` (of the type accumulator() names); returns the last command's event, as
+    /// Engine::enqueue does.
+    Handle enqueue(Handle queue, Handle buffer, std::uint64_t first, std::uint64_t count,
+                   Handle result, std::uint64_t result_index, const std::vector<Handle>& wait);
+    /// The name of the type the sum is rounded to.
+    std::string accumulator() const;
 
 private:
     std::mutex mutex_;

@@ -115,7 +115,10 @@ NB_MODULE(_clreduce, m) {
                             "The exact sum, correctly rounded, for one context, device and type.")
         .def(nb::init<Handle, Handle, const std::string&>(), "context"_a, "device"_a, "type"_a,
              nb::call_guard<nb::gil_scoped_release>())
+        .def_prop_ro("accumulator", &ExactEngine::accumulator)
         .def("reduce_host", &ExactEngine::reduce_host, "queue"_a, "values"_a)
         .def("reduce_buffer", &ExactEngine::reduce_buffer, "queue"_a, "buffer"_a, "first"_a,
-             "count"_a, "wait"_a);
+             "count"_a, "wait"_a)
+        .def("enqueue", &ExactEngine::enqueue, "queue"_a, "buffer"_a, "first"_a, "count"_a,
+             "result"_a, "result_index"_a, "wait"_a);
 }

@@ -102,8 +102,12 @@ def test_exact_is_a_plain_unmapped_sum():
         clreduce.sum(np.ones(3, np.float32), exact=True, dtype=np.float64)
 
 
-def test_exact_blocks_so_it_takes_no_out(queue):
+def test_out_receives_the_exact_sum_rounded_on_the_device(queue):
     cl_array = pytest.importorskip("pyopencl.array")
-    values = cl_array.to_device(queue, np.ones(8))
-    with pytest.raises(NotImplementedError, match="out="):
-        clreduce.sum(values, exact=True, out=cl_array.empty(queue, 1, np.float64))
+    values = cancelling(np.float32, 10_000)
+    out = cl_array.zeros(queue, 3, np.float32)
+    on_device = cl_array.to_device(queue, values)
+    assert clreduce.sum(on_device[2:], exact=True, out=out[1:2]) is not None
+    assert out.get().tolist() == [0, fsum_rounded(values[2:]), 0]
+    with pytest.raises(TypeError, match="float32"):
+        clreduce.sum(on_device, exact=True, out=cl_array.zeros(queue, 1, np.float64))

@@ -195,11 +195,10 @@ class Reducer:
         pyopencl.array.Array `out`, after a's, out's and `wait_for`'s events, on `queue`
         (default: `a.queue`), and returns the pyopencl.Event of its last command. `out` has
         the engine's accumulator dtype, which is result_dtype but for sums
-        of float16 (float32) and bool (uint64) and any and all (uint32)."""
+        of float16 (float32) and bool (uint64) and any and all (uint32). An exact sum is
+        rounded on the device, into out of result_dtype."""
         import pyopencl
 
-        if self.exact:
-            raise NotImplementedError("exact=True blocks for the sum: reduce without out=")
         queue = self._check_pyopencl_input(a, queue)
         engine = self._engine_for(queue)
         accumulator = _numpy_dtype(engine.accumulator)
