@@ -145,6 +145,20 @@ nb::object blocking(std::mutex& mutex, Handle queue, const std::vector<Handle>& 
     return to_python(value);
 }
 
+/// The event of what `enqueue(queue, input, output, events)` enqueues, with `mutex` held and
+/// without the GIL, the events those of `wait` it must wait for; handed over to the caller.
+template <typename Enqueue>
+Handle enqueued(std::mutex& mutex, Handle queue, Handle buffer, Handle result,
+                const std::vector<Handle>& wait, Enqueue enqueue) {
+    const Borrowed<cl::CommandQueue> command_queue(queue);
+    const Borrowed<cl::Buffer> input(buffer);
+    const Borrowed<cl::Buffer> output(result);
+    const auto events = pending_events(wait, queue);
+    nb::gil_scoped_release unlocked;
+    const std::lock_guard<std::mutex> lock(mutex);
+    return handed_over(enqueue(*command_queue, *input, *output, events));
+}
+
 } // namespace
 
 std::string accumulator_of(const std::string& type, const std::string& op,
@@ -211,15 +225,12 @@ nb::object Engine::reduce_buffer(Handle queue, Handle buffer, std::uint64_t firs
 
 Handle Engine::enqueue(Handle queue, Handle buffer, std::uint64_t first, std::uint64_t count,
                        Handle result, std::uint64_t result_index, const std::vector<Handle>& wait) {
-    const Borrowed<cl::CommandQueue> command_queue(queue);
-    const Borrowed<cl::Buffer> input(buffer);
-    const Borrowed<cl::Buffer> output(result);
-    const auto events = pending_events(wait, queue);
-    nb::gil_scoped_release unlocked;
-    const std::lock_guard<std::mutex> lock(mutex_);
-    const auto done = reducer_.enqueue_reduce(*command_queue, *input, first, count, *output,
-                                              result_index, events);
-    return handed_over(done);
+    return enqueued(mutex_, queue, buffer, result, wait,
+                    [&](const cl::CommandQueue& command_queue, const cl::Buffer& input,
+                        const cl::Buffer& output, const std::vector<cl::Event>& events) {
+                        return reducer_.enqueue_reduce(command_queue, input, first, count, output,
+                                                       result_index, events);
+                    });
 }
 
 ExactEngine::ExactEngine(Handle context, Handle device, const std::string& type)
@@ -278,14 +289,12 @@ nb::object ExactEngine::reduce_buffer(Handle queue, Handle buffer, std::uint64_t
 Handle ExactEngine::enqueue(Handle queue, Handle buffer, std::uint64_t first, std::uint64_t count,
                             Handle result, std::uint64_t result_index,
                             const std::vector<Handle>& wait) {
-    const Borrowed<cl::CommandQueue> command_queue(queue);
-    const Borrowed<cl::Buffer> input(buffer);
-    const Borrowed<cl::Buffer> output(result);
-    const auto events = pending_events(wait, queue);
-    nb::gil_scoped_release unlocked;
-    const std::lock_guard<std::mutex> lock(mutex_);
-    return handed_over(exact_sum_.enqueue(*command_queue, {{*input, count, first}}, *output,
-                                          result_index, events.empty() ? nullptr : &events));
+    return enqueued(mutex_, queue, buffer, result, wait,
+                    [&](const cl::CommandQueue& command_queue, const cl::Buffer& input,
+                        const cl::Buffer& output, const std::vector<cl::Event>& events) {
+                        return exact_sum_.enqueue(command_queue, {{input, count, first}}, output,
+                                                  result_index, events.empty() ? nullptr : &events);
+                    });
 }
 
 std::string ExactEngine::accumulator() const {
