@@ -68,10 +68,11 @@ def sum(a, axis=None, dtype=None, out=None, *, exact=False, map=None, device=Non
     then `out` is returned. `device`: None (the device `clreduce` takes without -p, -d, -t), a
     clreduce.Device, a pyopencl.Device or a triplet (platform, device[, type]).
 
-    `exact`: float32 and float64 values (and those the engine's exact sum takes): the exact
-    sum rounded once to the dtype, as math.fsum rounded, the same bits on every device; it
-    blocks (no out=). `map`: OpenCL C over x, each value (and i, its index), summed instead
-    of the value: "x*x" for the sum of squares, "fabs(x)" for the L1 norm.
+    `exact`: float32 and float64 values (float16 too, rounded to float32 as the engine
+    rounds it): the exact sum rounded once, as math.fsum's rounded, the same bits on every
+    device; with out=, rounded on the device. `map`: OpenCL C over x, each value (and i, its
+    index), summed instead of the value: "x*x" for the sum of squares, "fabs(x)" for the L1
+    norm.
     """
     return _reduce("sum", a, axis, dtype, out, device, queue, exact=exact, map=map)
 
