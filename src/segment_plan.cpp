@@ -49,6 +49,15 @@ std::vector<std::size_t> memory_axes(const Shape& shape, const std::vector<int>&
     return sorted;
 }
 
+/// Sets the pass's work-groups for its `tiles`: a launch of more than the device's
+/// launched_work_groups gives each work-group several neighbouring tiles.
+void spread_tiles(SegmentPass& pass, std::uint64_t tiles, const SegmentDevice& device) {
+    pass.tiles = tiles;
+    pass.tiles_per_group = static_cast<std::uint32_t>(std::max<std::uint64_t>(
+        1, tiles / std::max<std::uint64_t>(1, device.launched_work_groups)));
+    pass.work_groups = divide_up(tiles, pass.tiles_per_group);
+}
+
 /// The launch that reduces `segments` rows of `length` values, split in chunks where the rows
 /// are too few to fill the device.
 SegmentPass rows_pass(std::uint64_t segments, std::uint64_t length, const SegmentDevice& device,
@@ -69,7 +78,7 @@ SegmentPass rows_pass(std::uint64_t segments, std::uint64_t length, const Segmen
             1, length / (device.work_group_size * device.values_per_chunk_item));
         pass.chunks = std::min(divide_up(device.target_work_groups, segments), most);
     }
-    pass.work_groups = divide_up(segments * pass.chunks, teams_per_group);
+    spread_tiles(pass, divide_up(segments * pass.chunks, teams_per_group), device);
     return pass;
 }
 
@@ -89,7 +98,7 @@ SegmentPass columns_pass(const AxisLayout& layout, const SegmentDevice& device) 
             std::max<std::uint64_t>(1, layout.length / (phases * device.values_per_column_item));
         pass.chunks = std::min(divide_up(device.target_work_groups, groups), most);
     }
-    pass.work_groups = groups * pass.chunks;
+    spread_tiles(pass, groups * pass.chunks, device);
     return pass;
 }
 
@@ -110,6 +119,8 @@ SegmentDevice segment_device(std::size_t work_group_size, std::uint64_t compute_
     device.values_per_team_item = tuning.values_per_team_item;
     device.values_per_chunk_item = or_default(tuning.values_per_chunk_item, 64);
     device.values_per_column_item = or_default(tuning.values_per_column_item, 1024);
+    device.launched_work_groups =
+        compute_units * or_default(tuning.launched_groups_per_unit, cpu ? 4 : 64);
     return device;
 }
 
@@ -176,7 +187,10 @@ std::string describe(const std::vector<SegmentPass>& passes) {
             text << pass.blocks << " x " << pass.length << " rows of " << pass.columns
                  << " columns, " << pass.width << " columns per work-group";
         text << ", " << pass.chunks << (pass.chunks == 1 ? " chunk" : " chunks") << ", "
-             << pass.work_groups << " work-groups of " << pass.work_group_size << "\n";
+             << pass.work_groups << " work-groups of " << pass.work_group_size;
+        if (pass.tiles_per_group > 1)
+            text << ", " << pass.tiles_per_group << " tiles each";
+        text << "\n";
     }
     return text.str();
 }

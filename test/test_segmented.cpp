@@ -109,6 +109,26 @@ TEST_CASE("an axis reduction matches the host per row and column in every shape 
     }
 }
 
+TEST_CASE("work-groups that loop over several tiles match the host in every shape class",
+          "[segmented]") {
+    SegmentTuning looping; // a launch of one work-group per compute unit: most loop
+    looping.launched_groups_per_unit = 1;
+    for (const auto& combination : every_op_and_type()) {
+        if (combination.recipe.finish == Finish::last_group ||
+            combination.recipe.path != Path::tree)
+            continue;
+        SECTION(combination.name()) {
+            SegmentedReducer reducer(combination.target->queue.context,
+                                     combination.target->queue.device, combination.recipe, looping);
+            for (const auto& [shape, axes] : telling_axis_cases()) {
+                INFO("shape of rank " << shape.extents.size() << ", " << shape.extents.front()
+                                      << " first, axis " << axes.front());
+                check_axes(reducer, *combination.target, combination.recipe, shape, axes);
+            }
+        }
+    }
+}
+
 TEST_CASE("every op and type reduces along either axis of a matrix", "[segmented]") {
     for (const auto& combination : every_op_and_type()) {
         if (combination.recipe.finish == Finish::last_group ||
@@ -134,7 +154,10 @@ TEST_CASE("CSR segments: empty, tiny, huge, one, none", "[segmented]") {
         for (const Op op : {Op::sum, Op::max}) {
             Recipe recipe;
             recipe.op = op;
-            SegmentedReducer reducer(target.queue.context, target.queue.device, recipe);
+            // max's work-groups loop over several tiles each, sum's take the defaults.
+            SegmentTuning looping;
+            looping.launched_groups_per_unit = op == Op::max ? 1 : 0;
+            SegmentedReducer reducer(target.queue.context, target.queue.device, recipe, looping);
             const auto values = random_values(DataType::int32, op, 600000, 3);
             const auto input = upload(target.queue, values);
             for (const auto& lengths : segmentations) {
