@@ -104,6 +104,19 @@ TEST_CASE("shapes choose the kernel, the team and the split", "[segment_plan]") 
     }
 }
 
+TEST_CASE("on a CPU, a work-item reads a whole row where there are rows for every core",
+          "[segment_plan]") {
+    const auto cpu = segment_device(256, 16, true);
+    const auto plan = [&](std::uint64_t rows, std::uint64_t columns) {
+        return plan_axis(axis_layout(Shape{{rows, columns}}, {1}), cpu);
+    };
+    CHECK(plan(1 << 22, 16)[0].width == 1);
+    CHECK(plan(2048, 1 << 15)[0].width == 1); // 16 cores x 128 rows
+    CHECK(plan(1024, 1 << 16)[0].width == 256);
+    CHECK(plan_axis(axis_layout(Shape{{1 << 22, 16}}, {1}), gpu())[0].width == 2);
+    CHECK(cpu.launched_work_groups == 16 * 4);
+}
+
 TEST_CASE("CSR segments take teams sized for their mean length", "[segment_plan]") {
     const auto pass = plan_csr(1000, 64000, gpu());
     CHECK(pass.width == 4);

@@ -139,6 +139,8 @@ TEST_CASE("every op and type reduces along either axis of a matrix", "[segmented
                                      combination.target->queue.device, combination.recipe);
             for (const int axis : {0, 1})
                 check_axes(reducer, *combination.target, combination.recipe, {{37, 1031}}, {axis});
+            // Many rows: on a CPU, a work-item per row.
+            check_axes(reducer, *combination.target, combination.recipe, {{1031, 37}}, {1});
         }
     }
 }

@@ -80,8 +80,9 @@ struct SegmentDevice {
     std::uint64_t values_per_chunk_item = 64;
     std::uint64_t values_per_column_item = 1024;
     std::uint64_t launched_work_groups = 1; // more tiles than this: work-groups loop over tiles
-    /// How many of a row's values each work-item of its team reads.
-    std::uint64_t team_values(std::uint64_t length) const;
+    std::uint64_t whole_rows_from = 0;      // this many rows or more: a work-item each (0: never)
+    /// How many of a row's values each work-item of its team reads, of `segments` rows.
+    std::uint64_t team_values(std::uint64_t length, std::uint64_t segments) const;
 };
 
 /// The device's shape for `work_group_size` and `compute_units`, tuned.
