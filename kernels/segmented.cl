@@ -99,9 +99,9 @@ kernel void reduce_segments(global const input_t* in, ulong first, global const 
 // Block o holds `rows` rows of `columns` values: value r of column k is at
 // first + (o * rows + r) * columns + k. A tile covers `width` neighbouring columns (all of them
 // where there are fewer than the work-group's work-items) and reads get_local_size(0) / width
-// rows at a time; tile g takes chunk g % chunks of the rows of column tile g / chunks % tiles of
-// block g / chunks / tiles. The partial of column k of block o, chunk c, goes to
-// out[(o * columns + k) * chunks + c]: a column's chunks side by side, as rows for a second
+// rows at a time; tile g takes chunk g % chunks of the rows of column tile g / chunks %
+// column_tiles of block g / chunks / column_tiles. The partial of column k of block o, chunk c,
+// goes to out[(o * columns + k) * chunks + c]: a column's chunks side by side, as rows for a second
 // launch of reduce_segments.
 kernel void reduce_columns(global const input_t* in, ulong first, ulong rows, ulong columns,
                            uint width, ulong chunks, ulong tiles, uint tiles_per_group,
