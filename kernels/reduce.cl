@@ -62,27 +62,27 @@ accum4_t op4(accum4_t a, accum4_t b);              // op on each lane, as one ve
 accum_t work_group_reduce_op(accum_t x);           // defined only when REDUCE_PATH_WORK_GROUP is
 accum_t sub_group_reduce_op(accum_t x);            // defined only when REDUCE_PATH_SUB_GROUP is
 
-// How read4 joins two quarters of a wide load, named for the mutation tests as the fold's last
-// steps below are.
+// How read4 joins the quarters of a load of 8 or 16 values, named for the mutation tests as
+// the fold's last steps below are.
 #ifndef REDUCE_COMBINE_QUARTERS
 #define REDUCE_COMBINE_QUARTERS(a, b) op4(a, b)
 #endif
 
 // Values nv ... nv + n - 1 of the buffer (n = REDUCE_VALUES_PER_LOAD), mapped into one
-// 4-vector of accumulators; a value's index counts from `first`. A load of 8 or 16 values is
-// mapped a quarter (4 lanes) at a time, and the quarters are combined lane by lane.
+// 4-vector of accumulators; a value's index counts from `first`. The load is mapped a quarter
+// (4 lanes) at a time, and the quarters are combined lane by lane. (The quarters are taken
+// through a union, not as the swizzles .s0123 ... .scdef: Oclgrind 21.10's check for
+// uninitialized values takes a swizzle's lanes past the fourth for undefined.)
 accum4_t read4(global const input_t* in, ulong v, ulong first) {
-    const valuen_t x = loadn(in, v);
+    const union {
+        valuen_t all;
+        value4_t quarter[REDUCE_VALUES_PER_LOAD / 4];
+    } x = {loadn(in, v)};
     const ulong i = REDUCE_VALUES_PER_LOAD * v - first;
-#if REDUCE_VALUES_PER_LOAD == 4
-    return map4(x, i);
-#elif REDUCE_VALUES_PER_LOAD == 8
-    return REDUCE_COMBINE_QUARTERS(map4(x.lo, i), map4(x.hi, i + 4));
-#else
-    return REDUCE_COMBINE_QUARTERS(
-        REDUCE_COMBINE_QUARTERS(map4(x.s0123, i), map4(x.s4567, i + 4)),
-        REDUCE_COMBINE_QUARTERS(map4(x.s89ab, i + 8), map4(x.scdef, i + 12)));
-#endif
+    accum4_t folded = map4(x.quarter[0], i);
+    for (uint q = 1; q < REDUCE_VALUES_PER_LOAD / 4; ++q)
+        folded = REDUCE_COMBINE_QUARTERS(folded, map4(x.quarter[q], i + 4 * q));
+    return folded;
 }
 
 // The fold's last steps, named so that the mutation tests (test/test_mutants.cpp) can break

@@ -118,13 +118,12 @@ std::uint64_t additions_per_value(const std::vector<Pass>& passes, Path path,
         const std::uint64_t work_group_step =
             path == Path::tree ? log2_of(pass.work_group_size) : pass.work_group_size - 1;
         const std::uint64_t items = std::uint64_t{pass.work_groups} * pass.work_group_size;
-        // A load's quarters join in log2(per_load / 4) steps; each of the 4 accumulators' 4
-        // lanes takes one value of every 4 loads of the work-item's share; then two steps join
-        // the accumulators, two the lanes, one the tail.
+        // A load's per_load / 4 quarters join one after the other; each of the 4 accumulators'
+        // 4 lanes takes one value of every 4 loads of the work-item's share; then two steps
+        // join the accumulators, two the lanes, one the tail.
         const std::uint64_t share = (pass.in + items - 1) / items;
         const std::uint64_t per_lane = 4 * per_load;
-        additions +=
-            log2_of(per_load / 4) + (share + per_lane - 1) / per_lane + 5 + work_group_step;
+        additions += per_load / 4 - 1 + (share + per_lane - 1) / per_lane + 5 + work_group_step;
         per_load = 4; // later passes read the accumulators
         if (pass.finishes)
             additions += (pass.work_groups + pass.work_group_size - 1) / pass.work_group_size +

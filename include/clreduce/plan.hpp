@@ -74,7 +74,7 @@ std::vector<Pass> plan_passes(std::uint64_t length, const PassShape& shape,
 
 /// The most additions any one value goes through on its way to the result, in whatever order
 /// the kernel takes them: in each pass its work-item's fold (the quarters of a load of 8 or 16
-/// values joined in 1 or 2 steps, a (4 x values per load)th of the work-item's share in one
+/// values joined in 1 or 3 steps, a (4 x values per load)th of the work-item's share in one
 /// accumulator lane, then 5 joining steps; the first pass reads `first_per_load` values per
 /// load, later ones 4), the work-group step (log2 of the work-group size
 /// for the tree, whose order is fixed; one less than the size for the built-ins, whose order is not
