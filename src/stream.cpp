@@ -55,7 +55,8 @@ HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uin
         for (std::size_t i = 0; i < staging_buffers; ++i)
             staging_.emplace_back(context, CL_MEM_READ_ONLY, chunk_ * size);
     const auto chunks = (length + chunk_ - 1) / chunk_;
-    partials_ = cl::Buffer(context, CL_MEM_READ_WRITE, chunks * reducer.partials_of(chunk_) * size);
+    partials_ = cl::Buffer(context, CL_MEM_READ_WRITE,
+                           chunks * reducer.partials_of(chunk_) * reducer.accumulator_size());
 } catch (const cl::Error& error) {
     throw Error(error);
 }
