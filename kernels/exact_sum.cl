@@ -1,4 +1,5 @@
-// The exact sum of float or double values, as a lesson in reproducible reduction.
+// The exact sum of float or double values (and of float16 and bfloat16 ones, loaded as
+// floats), as a lesson in reproducible reduction.
 //
 // A floating-point sum's result depends on the order of its additions, because each one
 // rounds. Integer addition does not round, so it is associative: any order of any tree gives
@@ -15,13 +16,16 @@
 // Speed: turning a value into digits costs some 20 instructions and three atomics. Most
 // values never get there: each work-item first adds its values to short floating-point
 // expansions (three double4, kept in registers) with TwoSum, which is exact; only what an
-// expansion cannot hold spills into the digits (ExBLAS's design), and at the end each
-// work-item spills its expansions. Each lane of the double4 is an expansion of its own, so
-// four values go in side by side.
+// expansion cannot hold spills into the digits (ExBLAS's design). Each lane of the double4
+// is an expansion of its own, so four values go in side by side. At the end the work-items
+// fold their expansions into one, exactly, and only that one spills: digits added by every
+// work-item land on the same few limbs, where atomics wait for each other.
 //
-// Build options: -D VALUE=float|double, -D LIMBS=<limbs>, -D LOWEST_BIT=<-149|-1074>,
-// -D VALUE_IS_FLOAT for float input, and -D CONTIGUOUS on CPUs. Needs cl_khr_fp64 (the
-// expansions are in double, where no sum of floats overflows) and cl_khr_int64_base_atomics.
+// Build options: -D VALUE=float|double|half|ushort (the input's type), -D LIMBS=<limbs>,
+// -D LOWEST_BIT=<-149|-1074>, -D VALUE_IS_FLOAT for float input (also for float16, with
+// -D VALUE_IS_HALF, and bfloat16 held as ushort, with -D VALUE_IS_BFLOAT16), and
+// -D CONTIGUOUS on CPUs. Needs cl_khr_fp64 (the expansions are in double, where no sum of
+// floats overflows) and cl_khr_int64_base_atomics.
 //
 // An accumulator row, as both kernels write it and the host reads it: LIMBS limbs, least
 // significant first, then the counts of NaNs, of +infinities and of -infinities met, which
@@ -37,19 +41,51 @@
 
 #define DIGIT_BITS 32
 #define DIGIT_MASK 0xffffffffUL
-#define EXPANSION 3 // entries of a work-item's expansions (deposit() writes them out)
+#define EXPANSION 3   // entries of a work-item's expansions (deposit() writes them out)
+#define FOLD_SLOTS 64 // work-items that hand their expansions over in one step of fold()
 
-// VALUE's vector of four: float4 or double4 (two steps, so that VALUE is expanded first).
-#define VECTOR_OF_FOUR(type) type##4
-#define VECTOR(type) VECTOR_OF_FOUR(type)
-#define VALUE4 VECTOR(VALUE)
+// Mutation hooks: the steps that the test mutants (test/CMakeLists.txt) redefine, with -D or a
+// #define ahead of this file, to lose the last value of a work-item's run, the last row of a
+// merge, or the carries between limbs. A hook this file stopped using would leave its mutant
+// a working kernel, which the mutant tests then fail.
+#ifndef EXACT_IN_RUN
+#define EXACT_IN_RUN(i, end) ((i) < (end))
+#endif
+#ifndef EXACT_ROWS_END
+#define EXACT_ROWS_END(count) (count)
+#endif
+#ifndef EXACT_CARRY
+#define EXACT_CARRY(sum) ((sum) >> DIGIT_BITS) // arithmetic: a negative sum borrows
+#endif
 
-/// Four values as doubles, exactly. A float is decoded from its bits, so that a device that
-/// flushes float subnormals to zero (as some GPUs' float units do) still adds them.
-inline double4 widen(VALUE4 x) {
+// How values are loaded, four at a time (LOAD4) or one (LOAD), into LOADED (LOADED4): float
+// and double as they are; float16 and bfloat16, every value of which is exactly a float, as
+// floats.
+#if defined(VALUE_IS_HALF)
+#define LOAD4(v, in) vload_half4(v, in)
+#define LOAD(i, in) vload_half(i, in)
+#elif defined(VALUE_IS_BFLOAT16)
+#define LOAD4(v, in) as_float4(convert_uint4(vload4(v, in)) << 16)
+#define LOAD(i, in) as_float((uint)(in)[i] << 16)
+#else
+#define LOAD4(v, in) vload4(v, in)
+#define LOAD(i, in) (in)[i]
+#endif
+#ifdef VALUE_IS_FLOAT
+#define LOADED4 float4
+#else
+#define LOADED4 double4
+#endif
+
+/// Four values as doubles, exactly. Every float but a subnormal converts exactly; a vector
+/// with a subnormal is decoded from its bits instead, so that a device that flushes float
+/// subnormals to zero (as some GPUs' float units do) still adds them.
+inline double4 widen(LOADED4 x) {
 #ifdef VALUE_IS_FLOAT
     const uint4 bits = as_uint4(x);
     const uint4 exponent = (bits >> 23) & 0xff;
+    if (!any((exponent == 0) & ((bits & 0x7fffff) != 0)))
+        return convert_double4(x);
     const uint4 hidden = select((uint4)0, (uint4)0x800000, exponent != 0);
     const double4 mantissa = convert_double4((bits & 0x7fffff) | hidden);
     const int4 scale = convert_int4(max(exponent, (uint4)1)) - 150; // of the mantissa's last bit
@@ -108,11 +144,18 @@ inline double4 two_sum(double4* entry, double4 x, local long* digits) {
     const double4 sum = *entry + x;
     const double4 virtual_x = sum - *entry;
     const double4 error = (*entry - (sum - virtual_x)) + (x - virtual_x);
+#ifdef VALUE_IS_FLOAT
+    // No sum of floats overflows a double (2^64 of the largest float are 2^192), so neither
+    // does an entry or its error: no guard.
+    *entry = sum;
+    return error;
+#else
     const long4 exact = finite(error);
     if (!all(exact))
         spill_lanes(digits, select(x, (double4)0, exact));
     *entry = select(*entry, sum, exact);
     return select((double4)0, error, exact);
+#endif
 }
 
 /// Adds x to the expansions without rounding: each lane is an expansion of its own, so that
@@ -145,7 +188,7 @@ double4 count_specials(double4 x, local long* digits) {
 }
 
 /// Adds four values to a work-item's expansions.
-inline void add_values(VALUE4 values, double4* expansion, local long* digits) {
+inline void add_values(LOADED4 values, double4* expansion, local long* digits) {
     double4 x = widen(values);
     if (!all(finite(x)))
         x = count_specials(x, digits);
@@ -159,6 +202,28 @@ void clear(local long* digits) {
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+/// Adds every work-item's expansions into work-item 0's, exactly (deposit() spills what they
+/// cannot hold), so that one work-item spills them at the end instead of every work-item
+/// adding its own to the same few limbs, atomics that then wait for each other. In each step
+/// the last work-items still holding expansions (FOLD_SLOTS at most) hand them over in
+/// `slots` to as many before them.
+void fold(double4* expansion, local long* digits, local double4* slots) {
+    const uint id = get_local_id(0);
+    for (uint holding = get_local_size(0); holding > 1;) {
+        const uint handing = min(holding / 2, (uint)FOLD_SLOTS);
+        const uint first_handing = holding - handing;
+        barrier(CLK_LOCAL_MEM_FENCE); // the last step's slots are read
+        if (id >= first_handing && id < holding)
+            for (int k = 0; k < EXPANSION; ++k)
+                slots[(id - first_handing) * EXPANSION + k] = expansion[k];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (id >= first_handing - handing && id < first_handing)
+            for (int k = 0; k < EXPANSION; ++k)
+                deposit(slots[(id - (first_handing - handing)) * EXPANSION + k], expansion, digits);
+        holding = first_handing;
+    }
+}
+
 /// Once every work-item has added its digits: carries every limb's excess into the next,
 /// leaving digits in [0, 2^32) below the top limb, which keeps the sign (then up to 2^31 rows
 /// add up without overflow), and writes the row to `row`. One work-item does it: 70 steps.
@@ -170,7 +235,7 @@ void normalise_into(local long* accumulator, global long* row) {
     for (int limb = 0; limb < LIMBS - 1; ++limb) {
         const long sum = accumulator[limb] + carry;
         accumulator[limb] = sum & (long)DIGIT_MASK;
-        carry = sum >> DIGIT_BITS; // arithmetic: a negative sum borrows
+        carry = EXACT_CARRY(sum);
     }
     accumulator[LIMBS - 1] += carry;
     for (int entry = 0; entry < ROW_WIDTH; ++entry)
@@ -185,8 +250,10 @@ void normalise_into(local long* accumulator, global long* row) {
 kernel void exact_partials(global const VALUE* input, ulong first, ulong length, global long* rows,
                            ulong first_row) {
     local long digits[ROW_WIDTH];
+    local double4 slots[FOLD_SLOTS * EXPANSION];
     clear(digits);
     double4 expansion[EXPANSION] = {0};
+    global const VALUE* values = input + first;
     const ulong vectors = length / 4;
 #ifdef CONTIGUOUS
     const ulong run = (vectors + get_global_size(0) - 1) / get_global_size(0);
@@ -198,23 +265,116 @@ kernel void exact_partials(global const VALUE* input, ulong first, ulong length,
     const ulong end = vectors;
     const ulong step = get_global_size(0);
 #endif
-    for (ulong i = start; i < end; i += step)
-        add_values(vload4(i, input + first), expansion, digits);
+    // Two loads in flight before either is added: the adds wait on memory less.
+    ulong i = start;
+    for (; EXACT_IN_RUN(i + step, end); i += 2 * step) {
+        const LOADED4 a = LOAD4(i, values);
+        const LOADED4 b = LOAD4(i + step, values);
+        add_values(a, expansion, digits);
+        add_values(b, expansion, digits);
+    }
+    for (; EXACT_IN_RUN(i, end); i += step)
+        add_values(LOAD4(i, values), expansion, digits);
     if (get_global_id(0) == 0)
         for (ulong tail = vectors * 4; tail < length; ++tail)
-            add_values((VALUE4)(input[first + tail], 0, 0, 0), expansion, digits);
-    for (int k = 0; k < EXPANSION; ++k)
-        spill_lanes(digits, expansion[k]);
+            add_values((LOADED4)(LOAD(tail, values), 0, 0, 0), expansion, digits);
+    fold(expansion, digits, slots);
+    if (get_local_id(0) == 0)
+        for (int k = 0; k < EXPANSION; ++k)
+            spill_lanes(digits, expansion[k]);
     normalise_into(digits, rows + (first_row + get_group_id(0)) * ROW_WIDTH);
 }
 
-/// The second pass: each work-group adds up `count` rows of `rows` (a share of them, with
-/// the global size as stride) into one row of `merged`.
+/// The second pass: each work-group adds up `count` rows of `rows` into one row of `merged`.
+/// Each work-item adds one entry of every so many rows in a register, then once into the
+/// work-group's row, so that no two work-items wait on one entry for long.
 kernel void exact_merge(global const long* rows, ulong count, global long* merged) {
     local long digits[ROW_WIDTH];
     clear(digits);
-    for (ulong row = get_global_id(0); row < count; row += get_global_size(0))
-        for (int entry = 0; entry < ROW_WIDTH; ++entry)
-            atom_add(&digits[entry], rows[row * ROW_WIDTH + entry]);
+    const size_t phases = max(get_global_size(0) / ROW_WIDTH, (size_t)1);
+    for (size_t column = get_global_id(0); column < phases * ROW_WIDTH;
+         column += get_global_size(0)) {
+        const size_t entry = column % ROW_WIDTH;
+        long sum = 0;
+        for (ulong row = column / ROW_WIDTH; row < EXACT_ROWS_END(count); row += phases)
+            sum += rows[row * ROW_WIDTH + entry];
+        atom_add(&digits[entry], sum);
+    }
     normalise_into(digits, merged + get_group_id(0) * ROW_WIDTH);
+}
+
+// The sum's type, which exact_round() writes: float for float, float16 and bfloat16 input.
+#ifdef VALUE_IS_FLOAT
+#define RESULT float
+#define PRECISION 24
+#define LARGEST MAXFLOAT
+#else
+#define RESULT double
+#define PRECISION 53
+#define LARGEST DBL_MAX
+#endif
+#define DIGITS (LIMBS + 1) // of the magnitude: the top limb's 64 bits are two
+
+/// Bits [from, from + 64) of the magnitude's digits (zero past the last).
+ulong bits_from(const uint* digits, int from) {
+    const int digit = from / DIGIT_BITS;
+    const int shift = from % DIGIT_BITS;
+    const uint next = digit + 1 < DIGITS ? digits[digit + 1] : 0;
+    const uint after = digit + 2 < DIGITS ? digits[digit + 2] : 0;
+    const ulong low = digits[digit] | (ulong)next << DIGIT_BITS;
+    return shift == 0 ? low : low >> shift | (ulong)after << (2 * DIGIT_BITS - shift);
+}
+
+/// Whether any bit of the magnitude below `position` is set.
+bool any_below(const uint* digits, int position) {
+    for (int digit = 0; digit < position / DIGIT_BITS; ++digit)
+        if (digits[digit] != 0)
+            return true;
+    const uint below = (1U << (position % DIGIT_BITS)) - 1;
+    return (digits[position / DIGIT_BITS] & below) != 0;
+}
+
+/// The finite sum a normalised row holds, rounded once to RESULT, to nearest even, as
+/// ExactAccumulator::rounded() does on the host: the integer's magnitude, its top PRECISION
+/// bits, rounded from the next bit and the sticky bits below it.
+RESULT round_finite(global const long* row) {
+    const bool negative = row[LIMBS - 1] < 0;
+    uint digits[DIGITS];
+    ulong carry = 1; // two's complement: the magnitude of a negative integer is ~x + 1
+    for (int digit = 0; digit < DIGITS; ++digit) {
+        const uint bits = digit < LIMBS ? (uint)row[digit] : (uint)(row[LIMBS - 1] >> DIGIT_BITS);
+        const ulong sum = (ulong)~bits + carry;
+        digits[digit] = negative ? (uint)sum : bits;
+        carry = sum >> DIGIT_BITS;
+    }
+    int highest = -1;
+    for (int digit = DIGITS - 1; digit >= 0 && highest < 0; --digit)
+        if (digits[digit] != 0)
+            highest = digit * DIGIT_BITS + 31 - clz(digits[digit]);
+    if (highest < 0)
+        return 0; // an exact zero is +0
+    const int shift = max(0, highest - (PRECISION - 1));
+    ulong significand = bits_from(digits, shift) & ((1UL << min(highest + 1, PRECISION)) - 1);
+    if (shift > 0 && (bits_from(digits, shift - 1) & 1) != 0 &&
+        (any_below(digits, shift - 1) || (significand & 1) != 0))
+        ++significand; // 2^PRECISION at most, which a double holds exactly
+    // Exact in double, or infinity past its largest value; past the sum's type's largest
+    // value (the significand rounded already), infinity as IEEE rounding gives.
+    const double magnitude = ldexp((double)significand, LOWEST_BIT + shift);
+    const RESULT rounded = magnitude > (double)LARGEST ? INFINITY : (RESULT)magnitude;
+    return negative ? -rounded : rounded;
+}
+
+/// The last step of an enqueued exact sum: one work-item rounds the merged row and writes the
+/// sum to result[offset]. NaN for a NaN or for both infinities, else an infinity for one.
+kernel void exact_round(global const long* row, global RESULT* result, ulong offset) {
+    const long nans = row[NAN_COUNT];
+    const long positive_infinities = row[POSITIVE_INFINITY_COUNT];
+    const long negative_infinities = row[NEGATIVE_INFINITY_COUNT];
+    if (nans > 0 || (positive_infinities > 0 && negative_infinities > 0))
+        result[offset] = NAN;
+    else if (positive_infinities > 0 || negative_infinities > 0)
+        result[offset] = positive_infinities > 0 ? INFINITY : -INFINITY;
+    else
+        result[offset] = round_finite(row);
 }

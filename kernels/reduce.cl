@@ -18,11 +18,13 @@
 //                             the n = REDUCE_VALUES_PER_LOAD values one load reads (4, and 8
 //                             and 16 for 2- and 1-byte inputs: at least 16 bytes; fold_private)
 //   -D REDUCE_ACCUM=<type>    what is reduced: each value is mapped to it (int8 sums
-//                             accumulate in long), and REDUCE_ACCUM4 its 4-vector.
-// It appends the definitions of load, loadn, map, map4, identity, op and op4 for the types and
-// the op chosen on the command line (sum, prod, min, max, ..., or the user's own), and, for
-// the path the device supports, the relay to the matching built-in. Passes after the first
-// read partials: they are built with the accumulator as the input and map as a conversion.
+//                             accumulate in long), and REDUCE_ACCUM4 its 4-vector; with
+//                             -D REDUCE_INDEXED (argmin, argmax) a pair of it and its index.
+// It appends the definitions of load, loadn, map, map4, identity, splat4, op and op4 for the
+// types and the op chosen on the command line (sum, prod, min, max, ..., or the user's own),
+// and, for the path the device supports, the relay to the matching built-in. Passes after the
+// first read partials: they are built with the accumulator as the input and map as a
+// conversion.
 // It also passes one of
 //   -D REDUCE_PATH_WORK_GROUP   work_group_reduce_<op> (OpenCL C 2.0, or 3.0 with the feature)
 //   -D REDUCE_PATH_SUB_GROUP    sub_group_reduce_<op>  (cl_khr_subgroups or __opencl_c_subgroups)
@@ -45,18 +47,31 @@
 #pragma OPENCL EXTENSION cles_khr_int64 : enable
 #endif
 
+#if defined(REDUCE_INDEXED)
+// argmin and argmax reduce pairs: a value and its index in the whole input. Their 4-vector is
+// four pairs, whose lanes read as a vector's do; four pairs in a row of partials are one.
+typedef struct {
+    REDUCE_ACCUM value;
+    long index;
+} accum_t;
+typedef struct {
+    accum_t x, y, z, w;
+} accum4_t;
+#else
+typedef REDUCE_ACCUM accum_t;
+typedef REDUCE_ACCUM4 accum4_t;
+#endif
 typedef REDUCE_INPUT input_t;
 typedef REDUCE_VALUE value_t;
 typedef REDUCE_VALUE4 value4_t;
 typedef REDUCE_VALUEN valuen_t;
-typedef REDUCE_ACCUM accum_t;
-typedef REDUCE_ACCUM4 accum4_t;
 
 value_t load(global const input_t* in, ulong i);   // value i
 valuen_t loadn(global const input_t* in, ulong v); // values nv ... nv + n - 1, aligned
 accum_t map(value_t x, ulong i);                   // value x, whose index is i, to reduce
 accum4_t map4(value4_t x, ulong i);                // map on each lane; lane 0's index is i
 accum_t identity(void);                            // op(identity(), x) == x for every x
+accum4_t splat4(accum_t x);                        // x in every lane
 accum_t op(accum_t a, accum_t b);                  // associative and commutative
 accum4_t op4(accum4_t a, accum4_t b);              // op on each lane, as one vector instruction
 accum_t work_group_reduce_op(accum_t x);           // defined only when REDUCE_PATH_WORK_GROUP is
@@ -69,16 +84,17 @@ accum_t sub_group_reduce_op(accum_t x);            // defined only when REDUCE_P
 #endif
 
 // Values nv ... nv + n - 1 of the buffer (n = REDUCE_VALUES_PER_LOAD), mapped into one
-// 4-vector of accumulators; a value's index counts from `first`. The load is mapped a quarter
-// (4 lanes) at a time, and the quarters are combined lane by lane. (The quarters are taken
-// through a union, not as the swizzles .s0123 ... .scdef: Oclgrind 21.10's check for
-// uninitialized values takes a swizzle's lanes past the fourth for undefined.)
-accum4_t read4(global const input_t* in, ulong v, ulong first) {
+// 4-vector of accumulators; in[first] has the index `start` (its place in the whole input,
+// which may be held in several buffers). The load is mapped a quarter (4 lanes) at a time,
+// and the quarters are combined lane by lane. (The quarters are taken through a union, not as
+// the swizzles .s0123 ... .scdef: Oclgrind 21.10's check for uninitialized values takes a
+// swizzle's lanes past the fourth for undefined.)
+accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
     const union {
         valuen_t all;
         value4_t quarter[REDUCE_VALUES_PER_LOAD / 4];
     } x = {loadn(in, v)};
-    const ulong i = REDUCE_VALUES_PER_LOAD * v - first;
+    const ulong i = REDUCE_VALUES_PER_LOAD * v - first + start;
     accum4_t folded = map4(x.quarter[0], i);
     for (uint q = 1; q < REDUCE_VALUES_PER_LOAD / 4; ++q)
         folded = REDUCE_COMBINE_QUARTERS(folded, map4(x.quarter[q], i + 4 * q));
@@ -112,8 +128,8 @@ accum4_t read4(global const input_t* in, ulong v, ulong first) {
 // the vectors are read from the first index that is a multiple of n on, aligned; the up to
 // n - 1 values before it (the head) and the (length - head) % n after the last vector (the
 // tail) go to the first work-items, one value each. Lengths and indices are 64-bit throughout.
-// Each value is loaded, mapped to the accumulator, and reduced.
-accum_t fold_private(global const input_t* in, ulong first, ulong length) {
+// Each value is loaded, mapped to the accumulator, and reduced; in[first]'s index is `start`.
+accum_t fold_private(global const input_t* in, ulong first, ulong length, ulong start) {
     const ulong per_load = REDUCE_VALUES_PER_LOAD;
     const ulong head = min((per_load - first % per_load) % per_load, length);
     // Indexed as vectors from the buffer's start: a vector pointer cast from
@@ -136,24 +152,24 @@ accum_t fold_private(global const input_t* in, ulong first, ulong length) {
 
     // Four accumulators keep four independent loads in flight. A map that does not use a
     // value's index costs nothing.
-    accum4_t a = (accum4_t)(identity());
+    accum4_t a = splat4(identity());
     accum4_t b = a, c = a, d = a;
     ulong i = begin;
     for (; i + 3 * step < end; i += 4 * step) {
-        a = op4(a, read4(in, first_vector + i, first));
-        b = op4(b, read4(in, first_vector + i + step, first));
-        c = op4(c, read4(in, first_vector + i + 2 * step, first));
-        d = op4(d, read4(in, first_vector + i + 3 * step, first));
+        a = op4(a, read4(in, first_vector + i, first, start));
+        b = op4(b, read4(in, first_vector + i + step, first, start));
+        c = op4(c, read4(in, first_vector + i + 2 * step, first, start));
+        d = op4(d, read4(in, first_vector + i + 3 * step, first, start));
     }
     for (; i < end; i += step)
-        a = op4(a, read4(in, first_vector + i, first));
+        a = op4(a, read4(in, first_vector + i, first, start));
     const accum4_t folded = REDUCE_COMBINE_ACCUMULATORS(a, b, c, d);
     accum_t value = REDUCE_COMBINE_LANES(folded);
     for (ulong at = item; at < head; at += items)
-        value = op(value, map(load(in, first + at), at));
+        value = op(value, map(load(in, first + at), start + at));
     for (ulong tail = head + vectors * per_load + item; tail < REDUCE_TAIL_END(length);
          tail += items)
-        value = op(value, map(load(in, first + tail), tail));
+        value = op(value, map(load(in, first + tail), start + tail));
     return value;
 }
 
@@ -213,9 +229,9 @@ accum_t reduce_work_group(accum_t value, local accum_t* scratch) {
 // Work-group g writes out[first_out + g]: an input held in several buffers gathers the
 // partials of all its pieces in one array, and a last pass of one work-group writes the
 // result where the caller asked for it.
-kernel void reduce(global const input_t* in, ulong first, ulong length, global accum_t* out,
-                   ulong first_out, local accum_t* scratch) {
-    const accum_t partial = reduce_work_group(fold_private(in, first, length), scratch);
+kernel void reduce(global const input_t* in, ulong first, ulong length, ulong start,
+                   global accum_t* out, ulong first_out, local accum_t* scratch) {
+    const accum_t partial = reduce_work_group(fold_private(in, first, length, start), scratch);
     if (get_local_id(0) == 0)
         out[first_out + get_group_id(0)] = partial;
 }
@@ -281,7 +297,7 @@ void rearm(global uint* arrivals) {
 // (`next_arrivals`, idle during this launch): a launch that did not complete, whose count
 // stays where it stopped, thus leaves no count behind for the launch after it, and no
 // command is spent on resetting it.
-kernel void reduce_and_finish(global const input_t* in, ulong first, ulong length,
+kernel void reduce_and_finish(global const input_t* in, ulong first, ulong length, ulong start,
                               global accum_t* partials, global accum_t* result, ulong result_index,
                               local accum_t* scratch, global uint* arrivals,
                               global uint* next_arrivals) {
@@ -289,7 +305,7 @@ kernel void reduce_and_finish(global const input_t* in, ulong first, ulong lengt
     // A plain store: one work-item writes it, and no launch reads it before this one ends.
     if (get_group_id(0) == 0 && get_local_id(0) == 0)
         next_arrivals[0] = 0;
-    const accum_t partial = reduce_work_group(fold_private(in, first, length), scratch);
+    const accum_t partial = reduce_work_group(fold_private(in, first, length, start), scratch);
     if (get_local_id(0) == 0) {
         partials[get_group_id(0)] = partial;
         arrived_last = REDUCE_ARRIVE(arrivals) == get_num_groups(0) - 1;
@@ -312,12 +328,13 @@ kernel void reduce_and_finish(global const input_t* in, ulong first, ulong lengt
 }
 
 // The check of a user's op or map, which the host cannot compute: the same definitions applied
-// by one work-item in index order, with the map's index counted as the passes count it. With
-// `go_on`, the fold continues from result[0], for an input held in several buffers.
-kernel void reduce_in_order(global const input_t* in, ulong first, ulong length, uint go_on,
-                            global accum_t* result) {
+// by one work-item in index order, with the map's index counted as the passes count it (in[first]
+// is value `start` of the input). With `go_on`, the fold continues from result[0], for an input
+// held in several buffers.
+kernel void reduce_in_order(global const input_t* in, ulong first, ulong length, ulong start,
+                            uint go_on, global accum_t* result) {
     accum_t value = go_on ? result[0] : identity();
     for (ulong i = 0; i < length; ++i)
-        value = op(value, map(load(in, first + i), i));
+        value = op(value, map(load(in, first + i), start + i));
     result[0] = value;
 }

@@ -8,7 +8,11 @@
 // that, so it keeps every load.
 kernel void stream_read(global const input_t* in, ulong length, accum_t unlikely,
                         global accum_t* sink) {
-    const accum_t folded = fold_private(in, 0, length);
+    const accum_t folded = fold_private(in, 0, length, 0);
+#if defined(REDUCE_INDEXED) // argmin's and argmax's pairs compare by their fields
+    if (folded.value == unlikely.value && folded.index == unlikely.index)
+#else
     if (folded == unlikely)
+#endif
         sink[0] = folded;
 }

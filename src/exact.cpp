@@ -11,6 +11,7 @@
 #include <future>
 #include <limits>
 #include <thread>
+#include <type_traits>
 
 namespace clreduce {
 namespace {
@@ -31,11 +32,29 @@ Format format_of(DataType type) {
     return {std::numeric_limits<double>::digits, std::numeric_limits<double>::max_exponent};
 }
 
-void require_exact_type(DataType type) {
+/// The type an exact sum of `type` values is rounded to, and whose accumulator it takes:
+/// float for float16 and bfloat16, every value of which is exactly a float.
+DataType result_type(DataType type) {
     if (!exact_sums(type))
         throw Error(Errc::invalid_argument,
-                    "exact sums are of float or double values, not " + name_of(type));
+                    "exact sums are of float, double, float16 or bfloat16 values, not " +
+                        name_of(type));
+    return info(type).accumulator;
 }
+
+/// A value of the host type T as a double, exactly.
+double widened(double value) {
+    return value;
+}
+double widened(Half value) {
+    return to_float(value);
+}
+double widened(BFloat16 value) {
+    return to_float(value);
+}
+template <typename T>
+constexpr bool exactly_summed = std::is_same_v<T, cl_float> || std::is_same_v<T, cl_double> ||
+                                std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
 /// An unsigned integer as 32-bit digits, least significant first.
 class Magnitude {
@@ -100,7 +119,7 @@ ExactAccumulator expansion_sum(DataType type, const T* data, std::uint64_t count
     ExactAccumulator sum(type);
     std::vector<double> partials;
     for (std::uint64_t i = 0; i < count; ++i) {
-        const double x = data[i];
+        const double x = widened(data[i]);
         if (std::isfinite(x))
             grow(partials, x, sum);
         else
@@ -114,23 +133,23 @@ ExactAccumulator expansion_sum(DataType type, const T* data, std::uint64_t count
 } // namespace
 
 bool exact_sums(DataType type) {
-    return type == DataType::float32 || type == DataType::float64;
+    return type == DataType::float32 || type == DataType::float64 || type == DataType::float16 ||
+           type == DataType::bfloat16;
 }
 
 ExactAccumulator::ExactAccumulator(DataType type)
-    : type_(type) {
-    require_exact_type(type);
-    row_.assign(row_width(type), 0);
+    : type_(result_type(type)) {
+    row_.assign(row_width(type_), 0);
 }
 
 std::size_t ExactAccumulator::limbs(DataType type) {
-    require_exact_type(type);
+    type = result_type(type);
     const int bits = format_of(type).max_exponent - lowest_bit(type) + headroom_bits;
     return static_cast<std::size_t>(bits / digit_bits + 2); // + 2: a spill's three digits
 }
 
 int ExactAccumulator::lowest_bit(DataType type) {
-    require_exact_type(type);
+    type = result_type(type);
     const auto format = format_of(type);
     return (type == DataType::float32 ? std::numeric_limits<float>::min_exponent
                                       : std::numeric_limits<double>::min_exponent) -
@@ -249,7 +268,7 @@ Scalar exact_host_sum(const ValuesView& values) {
 }
 
 Scalar exact_host_sum(DataType type, const std::vector<ValuesView>& spans) {
-    require_exact_type(type);
+    result_type(type); // refuses another type
     const std::uint64_t threads = std::max(1u, std::thread::hardware_concurrency());
     std::vector<std::future<ExactAccumulator>> parts;
     for (const auto& span : spans) {
@@ -257,10 +276,13 @@ Scalar exact_host_sum(DataType type, const std::vector<ValuesView>& spans) {
         for (std::uint64_t first = 0; first < span.length; first += per_chunk)
             parts.push_back(std::async(std::launch::async, [=] {
                 const auto part = span.part(first, std::min(per_chunk, span.length - first));
-                return type == DataType::float32
-                           ? expansion_sum(type, static_cast<const float*>(part.data), part.length)
-                           : expansion_sum(type, static_cast<const double*>(part.data),
-                                           part.length);
+                return visit_type(type, [&](auto value) {
+                    using T = decltype(value);
+                    if constexpr (exactly_summed<T>)
+                        return expansion_sum(type, static_cast<const T*>(part.data), part.length);
+                    else
+                        return ExactAccumulator(type); // refused above
+                });
             }));
     }
     ExactAccumulator sum(type);

@@ -15,13 +15,23 @@ namespace clreduce {
 namespace {
 
 constexpr std::size_t default_work_group_size = 256;
-constexpr std::size_t work_groups_per_compute_unit = 4;
+
+/// The first pass's work-groups per compute unit over a long piece. Each work-group costs a
+/// row to merge, and a row of doubles has 72 entries against a float's 15: on the H100, 2
+/// per compute unit were fastest for doubles (749 us against 789 with 4 at 2^28, 81 against
+/// 125 at 2^24) and 4 for floats (386 us against 480 with 2 at 2^28; docs/exact-sums.md).
+std::size_t work_groups_per_compute_unit(DataType type) {
+    return type == DataType::float64 ? 2 : 4;
+}
 
 std::string exact_build_options(DataType type, const DeviceReport& report) {
+    // float16 and bfloat16 load as floats (VALUE_IS_FLOAT), each its own way.
     return "-D VALUE=" + std::string(info(type).cl_storage) +
            " -D LIMBS=" + std::to_string(ExactAccumulator::limbs(type)) +
            " -D LOWEST_BIT=" + std::to_string(ExactAccumulator::lowest_bit(type)) +
-           (type == DataType::float32 ? " -D VALUE_IS_FLOAT" : "") +
+           (std::string_view(info(type).cl_value) == "float" ? " -D VALUE_IS_FLOAT" : "") +
+           (type == DataType::float16 ? " -D VALUE_IS_HALF" : "") +
+           (type == DataType::bfloat16 ? " -D VALUE_IS_BFLOAT16" : "") +
            (reads_contiguous_runs(report) ? " -D CONTIGUOUS" : "");
 }
 
@@ -59,15 +69,17 @@ ExactSum::ExactSum(const cl::Context& context, const cl::Device& device, DataTyp
     , context_(context)
     , device_(device) {
     if (!exact_sums(type))
-        throw Error(Errc::unsupported, "--exact sums float or double values, not " + name_of(type));
+        throw Error(Errc::unsupported,
+                    "--exact sums float, double, float16 or bfloat16 values, not " + name_of(type));
     const auto report = query_report(device);
     require_exact_support(report);
     build_options_ = exact_build_options(type, report);
     const auto program = cached_program(context, device, std::string(kernel_text), build_options_);
     partials_ = program_kernel(device, program, "exact_partials");
     merge_ = program_kernel(device, program, "exact_merge");
+    round_ = program_kernel(device, program, "exact_round");
     work_group_size_ = settle_work_group_size(work_group_size, device, {partials_, merge_});
-    work_groups_ = report.compute_units * work_groups_per_compute_unit;
+    work_groups_ = report.compute_units * work_groups_per_compute_unit(type);
     merged_ =
         cl::Buffer(context, CL_MEM_READ_WRITE, ExactAccumulator::row_width(type) * sizeof(cl_long));
 } catch (const cl::Error& error) {
@@ -82,8 +94,10 @@ std::size_t ExactSum::work_groups_for(std::uint64_t length) const {
         (length + values_per_group - 1) / values_per_group, 1, work_groups_));
 }
 
-ExactAccumulator ExactSum::accumulate(const cl::CommandQueue& queue,
-                                      const std::vector<Piece>& pieces, ExactTimes* times) try {
+const cl::Buffer& ExactSum::enqueue_row(const cl::CommandQueue& queue,
+                                        const std::vector<Piece>& pieces,
+                                        const std::vector<cl::Event>* wait,
+                                        std::vector<cl::Event>& events) {
     const auto row_bytes = ExactAccumulator::row_width(type_) * sizeof(cl_long);
     std::size_t rows = 1;
     for (const auto& piece : pieces)
@@ -92,8 +106,13 @@ ExactAccumulator ExactSum::accumulate(const cl::CommandQueue& queue,
         rows_ = cl::Buffer(context_, CL_MEM_READ_WRITE, rows * row_bytes);
         rows_capacity_ = rows;
     }
-    std::vector<cl::Event> events;
     const cl::NDRange local(work_group_size_);
+    // The caller's events hold back the first launch; the in-order queue, the rest.
+    const auto launch = [&](const cl::Kernel& kernel, std::size_t work_items) {
+        events.emplace_back();
+        queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(work_items), local,
+                                   events.size() == 1 ? wait : nullptr, &events.back());
+    };
     cl_ulong first_row = 0;
     for (const auto& piece : pieces) {
         const auto work_groups = work_groups_for(piece.length);
@@ -102,19 +121,25 @@ ExactAccumulator ExactSum::accumulate(const cl::CommandQueue& queue,
         partials_.setArg(2, static_cast<cl_ulong>(piece.length));
         partials_.setArg(3, rows_);
         partials_.setArg(4, first_row);
-        events.emplace_back();
-        queue.enqueueNDRangeKernel(partials_, cl::NullRange,
-                                   cl::NDRange(work_groups * work_group_size_), local, nullptr,
-                                   &events.back());
+        launch(partials_, work_groups * work_group_size_);
         first_row += work_groups;
     }
+    // One row (a short piece) is already the sum: no merge to launch.
+    if (first_row == 1)
+        return rows_;
     merge_.setArg(0, rows_);
     merge_.setArg(1, first_row);
     merge_.setArg(2, merged_);
-    events.emplace_back();
-    queue.enqueueNDRangeKernel(merge_, cl::NullRange, local, local, nullptr, &events.back());
+    launch(merge_, work_group_size_);
+    return merged_;
+}
+
+ExactAccumulator ExactSum::accumulate(const cl::CommandQueue& queue,
+                                      const std::vector<Piece>& pieces, ExactTimes* times) try {
+    std::vector<cl::Event> events;
+    const auto& merged = enqueue_row(queue, pieces, nullptr, events);
     std::vector<cl_long> row(ExactAccumulator::row_width(type_));
-    queue.enqueueReadBuffer(merged_, CL_TRUE, 0, row_bytes, row.data());
+    queue.enqueueReadBuffer(merged, CL_TRUE, 0, row.size() * sizeof(cl_long), row.data());
 
     ExactAccumulator sum(type_);
     sum.add_row(row.data());
@@ -126,6 +151,21 @@ ExactAccumulator ExactSum::accumulate(const cl::CommandQueue& queue,
         times->span_us = span_us(events.front(), events.back());
     }
     return sum;
+} catch (const cl::Error& error) {
+    throw Error(error);
+}
+
+cl::Event ExactSum::enqueue(const cl::CommandQueue& queue, const std::vector<Piece>& pieces,
+                            const cl::Buffer& result, std::uint64_t offset,
+                            const std::vector<cl::Event>* wait) try {
+    std::vector<cl::Event> events;
+    round_.setArg(0, enqueue_row(queue, pieces, wait, events));
+    round_.setArg(1, result);
+    round_.setArg(2, static_cast<cl_ulong>(offset));
+    cl::Event rounded;
+    queue.enqueueNDRangeKernel(round_, cl::NullRange, cl::NDRange(1), cl::NDRange(1),
+                               events.empty() ? wait : nullptr, &rounded);
+    return rounded;
 } catch (const cl::Error& error) {
     throw Error(error);
 }

@@ -25,7 +25,7 @@ DeviceInput::DeviceInput(const cl::Context& context, const cl::CommandQueue& que
         const auto count = std::min(per_buffer, length - first);
         cl::Buffer buffer(context, CL_MEM_READ_ONLY, count * size);
         queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, count * size, bytes + first * size);
-        pieces_.push_back({buffer, count});
+        pieces_.push_back({buffer, count, 0, first});
     }
 } catch (const cl::Error& error) {
     throw Error(error);

@@ -1,5 +1,7 @@
 #include "clreduce/ops.hpp"
 
+#include <cstring>
+
 namespace clreduce {
 
 const std::vector<OpInfo>& all_ops() {
@@ -8,6 +10,16 @@ const std::vector<OpInfo>& all_ops() {
     // ?: selects lane by lane for vectors; select() would need a long condition for double.
     constexpr const char* nan_min = "isunordered(a, b) ? a + b : fmin(a, b)";
     constexpr const char* nan_max = "isunordered(a, b) ? a + b : fmax(a, b)";
+    constexpr const char* arg_integer_min =
+        "b.value < a.value || (b.value == a.value && b.index < a.index)";
+    constexpr const char* arg_integer_max =
+        "b.value > a.value || (b.value == a.value && b.index < a.index)";
+    constexpr const char* arg_floating_min =
+        "isnan(a.value) || isnan(b.value) ? isnan(b.value) && (!isnan(a.value) || b.index < "
+        "a.index) : b.value < a.value || (b.value == a.value && b.index < a.index)";
+    constexpr const char* arg_floating_max =
+        "isnan(a.value) || isnan(b.value) ? isnan(b.value) && (!isnan(a.value) || b.index < "
+        "a.index) : b.value > a.value || (b.value == a.value && b.index < a.index)";
     // clang-format off
     static const std::vector<OpInfo> ops = {
         // op, name, identity, integer text, floating-point text, built-in (and for floating
@@ -26,6 +38,12 @@ const std::vector<OpInfo>& all_ops() {
          nullptr, nullptr, {}, false, R::none},
         {Op::nanmax, "nanmax", I::lowest_or_nan, "max(a, b)", "fmax(a, b)", "max", false,
          nullptr, nullptr, {}, false, R::none},
+        // b wins: the first NaN, else the extreme value, and of equal values the first index,
+        // as np.argmin and np.argmax. The index makes the op associative and commutative.
+        {Op::argmin, "argmin", I::highest, arg_integer_min, arg_floating_min, nullptr, false,
+         nullptr, nullptr, {}, false, R::none, true},
+        {Op::argmax, "argmax", I::lowest, arg_integer_max, arg_floating_max, nullptr, false,
+         nullptr, nullptr, {}, false, R::none, true},
         // A vector comparison gives -1 for true, a scalar one 1.
         {Op::any, "any", I::zero, "a | b", nullptr, "max", false,
          "x != 0", "convert_uint4(-(x != (value4_t)0))", DataType::uint32, true, R::none},
@@ -50,6 +68,17 @@ std::string name_of(Op op) {
 bool empty_gives_identity(Op op) {
     const auto identity = info(op).identity;
     return op != Op::custom && (identity == Identity::zero || identity == Identity::one);
+}
+
+std::size_t partial_size(Op op, DataType accumulator) {
+    // The pair's layout in OpenCL C and C++ alike: the value, then the 8-aligned int64 index.
+    return info(op).indexed ? 2 * sizeof(std::int64_t) : info(accumulator).size;
+}
+
+std::int64_t index_of_pair(const void* pair) {
+    std::int64_t index;
+    std::memcpy(&index, static_cast<const unsigned char*>(pair) + sizeof index, sizeof index);
+    return index;
 }
 
 DataType accumulator_for(DataType type, Op op, std::optional<DataType> requested) {

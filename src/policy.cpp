@@ -27,7 +27,8 @@ std::size_t work_group_size(const Policy& policy, const DeviceReport& report,
     limits.work_item = report.max_work_item_size;
     limits.local_memory_free =
         report.local_memory - std::min(kernels.local_memory, report.local_memory);
-    limits.value_size = info(policy.accumulator).size; // local memory holds accumulators
+    limits.value_size =
+        partial_size(policy.recipe.op, policy.accumulator); // local memory holds partials
     if (policy.simd_sized_work_groups)
         limits.wanted = kernels.preferred_multiple;
     if (policy.recipe.work_group_size != 0) {
@@ -102,6 +103,10 @@ Policy policy_for(const DeviceReport& report, const Recipe& recipe) {
     Policy policy;
     policy.recipe = recipe;
     policy.accumulator = accumulator_for(recipe.type, recipe.op, recipe.accumulate);
+    if (info(recipe.op).indexed && recipe.accumulate)
+        throw Error(Errc::invalid_argument, name_of(recipe.op) +
+                                                " gives the extreme value as it is: the recipe's "
+                                                "accumulate must be empty");
     refuse_accumulator(recipe.type, recipe.op, policy.accumulator);
     refuse_expressions(recipe.op, recipe.user);
     policy.path = path_for(report, recipe.path, recipe.op, policy.accumulator);
@@ -116,10 +121,11 @@ Policy policy_for(const DeviceReport& report, const Recipe& recipe) {
     // PoCL 5.0 aborts (its kernel library lacks __pocl_work_group_alloca) when a sub-group
     // kernel runs in work-groups of fewer than 4 work-items.
     policy.smallest_work_group = policy.path == Path::sub_group ? 4 : 1;
-    policy.build_options =
-        build_options(report, policy.path, policy.finish, recipe.type, policy.accumulator);
+    policy.build_options = build_options(report, policy.path, policy.finish, recipe.type,
+                                         policy.accumulator, recipe.op, Reads::values);
     policy.partials_build_options =
-        build_options(report, policy.path, policy.finish, policy.accumulator, policy.accumulator);
+        build_options(report, policy.path, policy.finish, policy.accumulator, policy.accumulator,
+                      recipe.op, Reads::partials);
     return policy;
 }
 

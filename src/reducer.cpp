@@ -193,11 +193,12 @@ Reducer::Reducer(const cl::Context& context, const cl::Device& device, const Rec
     };
     program_ = cached_program(context_, device_, source_, policy_.build_options);
     values_kernels_ = kernels_of(program_);
-    partials_program_ = cached_program(
-        context_, device_,
-        complete_kernel_source(std::string(kernel_text), recipe.op, policy_.path,
-                               policy_.accumulator, policy_.accumulator, without_map(recipe.user)),
-        policy_.partials_build_options);
+    partials_program_ =
+        cached_program(context_, device_,
+                       complete_kernel_source(std::string(kernel_text), recipe.op, policy_.path,
+                                              policy_.accumulator, policy_.accumulator,
+                                              without_map(recipe.user), Reads::partials),
+                       policy_.partials_build_options);
     partials_kernels_ =
         partials_program_() == program_() ? values_kernels_ : kernels_of(partials_program_);
     policy_ = settle(std::move(policy_), report_, kernel_limits(),
@@ -285,13 +286,19 @@ void Reducer::size_temporaries(const std::vector<Pass>& passes) {
 }
 
 void Reducer::require_holds(const cl::Buffer& buffer, std::uint64_t first, std::uint64_t count,
-                            DataType type, const char* what) const {
-    const auto values = buffer.getInfo<CL_MEM_SIZE>() / info(type).size;
+                            Reads reads, const char* what) const {
+    // An input holds values of the type; a result buffer accumulators, or argmin's pairs.
+    const auto size = reads == Reads::values ? value_size() : accumulator_size();
+    const auto name = name_of(reads == Reads::values ? type() : accumulator());
+    const auto held = info(op()).indexed && reads == Reads::partials
+                          ? " pairs of " + name + " and int64"
+                          : " values of " + name;
+    const auto values = buffer.getInfo<CL_MEM_SIZE>() / size;
     if (first > values || count > values - first)
-        throw Error(Errc::invalid_argument,
-                    std::string("reduce: the ") + what + " buffer holds " + std::to_string(values) +
-                        " values of " + name_of(type) + ", fewer than " + std::to_string(first) +
-                        " + " + std::to_string(count));
+        throw Error(Errc::invalid_argument, std::string("reduce: the ") + what + " buffer holds " +
+                                                std::to_string(values) + held + ", fewer than " +
+                                                std::to_string(first) + " + " +
+                                                std::to_string(count));
 }
 
 void Reducer::enqueue_pass(const cl::CommandQueue& queue, const Pass& pass, Reads reads,
@@ -302,7 +309,8 @@ void Reducer::enqueue_pass(const cl::CommandQueue& queue, const Pass& pass, Read
     kernel.setArg(0, in.buffer);
     kernel.setArg(1, static_cast<cl_ulong>(in.first));
     kernel.setArg(2, static_cast<cl_ulong>(pass.in));
-    cl_uint next = 3;
+    kernel.setArg(3, static_cast<cl_ulong>(in.start));
+    cl_uint next = 4;
     if (pass.finishes)
         kernel.setArg(next++, temporaries_[1]); // the partials
     kernel.setArg(next++, out);
@@ -348,8 +356,7 @@ Reduction Reducer::run(const cl::CommandQueue& queue, const Piece& input, Reads 
     queue.enqueueReadBuffer(result_slot_, CL_FALSE, 0, accumulator_size(), result, nullptr, &read);
     queue.flush();
     wait_for(read, report_);
-    Reduction reduction;
-    reduction.value = scalar_from_bytes(accumulator(), result);
+    auto reduction = result_from_bytes(result);
     reduction.host_us = microseconds_between(started, std::chrono::steady_clock::now());
 
     reduction.pieces = pieces.size();
@@ -382,7 +389,7 @@ void* Reducer::pinned_result(const cl::CommandQueue& queue) {
 Scalar Reducer::reduce(const cl::CommandQueue& queue, const cl::Buffer& input, std::uint64_t first,
                        std::uint64_t count) try {
     in_order_properties(queue);
-    require_holds(input, first, count, type(), "input");
+    require_holds(input, first, count, Reads::values, "input");
     return run(queue, {input, count, first}, Reads::values, {}, {},
                std::chrono::steady_clock::now(), false)
         .value;
@@ -393,7 +400,7 @@ Scalar Reducer::reduce(const cl::CommandQueue& queue, const cl::Buffer& input, s
 Reduction Reducer::reduce_timed(const cl::CommandQueue& queue,
                                 const std::vector<Piece>& pieces) try {
     for (const auto& piece : pieces)
-        require_holds(piece.buffer, piece.first, piece.length, type(), "input");
+        require_holds(piece.buffer, piece.first, piece.length, Reads::values, "input");
     const auto started = std::chrono::steady_clock::now();
     if (pieces.size() == 1)
         return run(queue, pieces.front(), Reads::values, {}, {}, started, profiles(queue));
@@ -423,13 +430,21 @@ cl::Event Reducer::enqueue_reduce(const cl::CommandQueue& queue, const cl::Buffe
                                   const cl::Buffer& result, std::uint64_t result_index,
                                   const std::vector<cl::Event>& wait) try {
     in_order_properties(queue);
-    require_holds(input, first, count, type(), "input");
-    require_holds(result, result_index, 1, accumulator(), "result");
+    require_holds(input, first, count, Reads::values, "input");
+    require_holds(result, result_index, 1, Reads::partials, "result");
     return enqueue_passes(queue, plan(count), Reads::values, {input, count, first}, result,
                           result_index, wait)
         .back();
 } catch (const cl::Error& error) {
     throw Error(error);
+}
+
+Reduction Reducer::result_from_bytes(const void* bytes) const {
+    Reduction reduction;
+    reduction.value = scalar_from_bytes(accumulator(), bytes);
+    if (info(op()).indexed) // the pair's index, after its value (partial_size() in ops.hpp)
+        reduction.index = index_of_pair(bytes);
+    return reduction;
 }
 
 std::size_t Reducer::partials_of(std::uint64_t length) const {
@@ -447,22 +462,23 @@ cl::Event Reducer::enqueue_piece(const cl::CommandQueue& queue, const Piece& pie
     throw Error(error);
 }
 
-Scalar Reducer::reduce_in_order(const cl::CommandQueue& queue,
-                                const std::vector<Piece>& pieces) try {
+Reduction Reducer::reduce_in_order(const cl::CommandQueue& queue,
+                                   const std::vector<Piece>& pieces) try {
     cl::Kernel kernel(program_, "reduce_in_order");
     const cl::Buffer result(context_, CL_MEM_READ_WRITE, accumulator_size());
     for (std::size_t i = 0; i < pieces.size(); ++i) {
-        require_holds(pieces[i].buffer, pieces[i].first, pieces[i].length, type(), "input");
+        require_holds(pieces[i].buffer, pieces[i].first, pieces[i].length, Reads::values, "input");
         kernel.setArg(0, pieces[i].buffer);
         kernel.setArg(1, static_cast<cl_ulong>(pieces[i].first));
         kernel.setArg(2, static_cast<cl_ulong>(pieces[i].length));
-        kernel.setArg(3, static_cast<cl_uint>(i > 0)); // go on from the result so far
-        kernel.setArg(4, result);
+        kernel.setArg(3, static_cast<cl_ulong>(pieces[i].start));
+        kernel.setArg(4, static_cast<cl_uint>(i > 0)); // go on from the result so far
+        kernel.setArg(5, result);
         queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(1), cl::NDRange(1));
     }
     std::vector<unsigned char> bytes(accumulator_size());
     queue.enqueueReadBuffer(result, CL_TRUE, 0, bytes.size(), bytes.data());
-    return scalar_from_bytes(accumulator(), bytes.data());
+    return result_from_bytes(bytes.data());
 } catch (const cl::Error& error) {
     throw Error(error);
 }

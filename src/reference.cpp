@@ -153,12 +153,40 @@ Reference floating_sum(const std::vector<ValuesView>& spans, HostMap map) {
     return {static_cast<A>(total.value()), {}, total.magnitude(), total.grain()};
 }
 
+/// argmin or argmax of values of In, mapped to A: the pair of each chunk, then of them all, the
+/// spans' indices following on from one another.
+template <typename In, typename A>
+Reference indexed_reduce(Op op, const std::vector<ValuesView>& spans, HostMap map) {
+    auto result = indexed_identity<A>(op);
+    std::uint64_t start = 0;
+    for (const auto& span : spans) {
+        const auto* values = static_cast<const In*>(span.data);
+        std::vector<IndexedValue<A>> chunks((span.length + chunk - 1) / chunk);
+        for_each_chunk(span.length, [&](std::uint64_t begin, std::uint64_t end) {
+            auto& pair = chunks[begin / chunk];
+            pair = indexed_identity<A>(op);
+            for (std::uint64_t i = begin; i < end; ++i)
+                pair = combine_indexed<A>(
+                    op, pair,
+                    {to_accumulator<A>(op, values[i], map), static_cast<std::int64_t>(start + i)});
+        });
+        for (const auto& pair : chunks)
+            result = combine_indexed(op, result, pair);
+        start += span.length;
+    }
+    Reference reference{result.value, {}};
+    reference.index = result.index;
+    return reference;
+}
+
 /// Values of In reduced in the accumulator A.
 template <typename In, typename A>
 Reference reduce_spans(Op op, const std::vector<ValuesView>& spans, HostMap map) {
     if constexpr (std::is_floating_point_v<A>)
         if (op == Op::sum)
             return floating_sum<In, A>(spans, map);
+    if (info(op).indexed)
+        return indexed_reduce<In, A>(op, spans, map);
     A result = identity_of<A>(op);
     for (const auto& span : spans) {
         const auto* values = static_cast<const In*>(span.data);
@@ -230,6 +258,8 @@ std::string host_reduce_method(Op op, DataType type, std::optional<DataType> acc
     if (info(accumulator).floating() && op == Op::sum)
         return "compensated (Neumaier) sum in double, chunks of " + std::to_string(chunk) +
                " under std::for_each(par), " + backend;
+    if (info(op).indexed)
+        return "the first extreme of chunks under std::for_each(par), " + backend;
     return "std::reduce(par_unseq), " + backend;
 }
 
@@ -243,6 +273,36 @@ bool same_value(const Scalar& a, const Scalar& b) {
             return x == y;
         },
         a);
+}
+
+std::vector<Reference> host_reduce_segments(Op op, const ValuesView& values,
+                                            const std::vector<std::uint64_t>& offsets,
+                                            std::optional<DataType> accumulate, HostMap map) {
+    std::vector<Reference> references;
+    for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
+        const auto length = offsets[s + 1] - offsets[s];
+        references.push_back(
+            host_reduce(op, values.part(offsets[s], length), length, accumulate, map));
+    }
+    return references;
+}
+
+std::vector<Reference> host_reduce_axes(Op op, const ValuesView& values, const AxisLayout& layout,
+                                        std::optional<DataType> accumulate, HostMap map) {
+    const auto size = info(values.type).size;
+    const auto* bytes = static_cast<const unsigned char*>(values.data);
+    std::vector<unsigned char> column(layout.length * size);
+    std::vector<Reference> references;
+    for (std::uint64_t block = 0; block < layout.blocks; ++block)
+        for (std::uint64_t k = 0; k < layout.inner; ++k) {
+            // A result's values, gathered where they lie `inner` apart.
+            for (std::uint64_t r = 0; r < layout.length; ++r)
+                std::memcpy(&column[r * size],
+                            bytes + ((block * layout.length + r) * layout.inner + k) * size, size);
+            const ValuesView gathered(values.type, column.data(), layout.length, values.origin);
+            references.push_back(host_reduce(op, gathered, layout.length, accumulate, map));
+        }
+    return references;
 }
 
 } // namespace clreduce

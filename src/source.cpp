@@ -75,26 +75,70 @@ std::string loads(const TypeInfo& input) {
            "valuen_t loadn(global const input_t* in, ulong v) { return " + loadn + "; }\n";
 }
 
-/// Lane by lane: what a user's expression, written for scalars, computes on a 4-vector.
-constexpr const char* lane_wise_map =
-    "(accum4_t)(map(x.x, i), map(x.y, i + 1), map(x.z, i + 2), map(x.w, i + 3))";
-constexpr const char* lane_wise_op =
-    "(accum4_t)(op(a.x, b.x), op(a.y, b.y), op(a.z, b.z), op(a.w, b.w))";
+/// `lane` (over $L, the lane x, y, z or w, and $I, its index from i) on each lane, returned as
+/// an accum4_t: a vector or, for argmin and argmax, a struct of four pairs.
+std::string each_lane(const std::string& lane, bool indexed) {
+    std::string lanes;
+    for (const auto& [name, index] : {std::pair{"x", "i"}, std::pair{"y", "i + 1"},
+                                      std::pair{"z", "i + 2"}, std::pair{"w", "i + 3"}}) {
+        std::string text = lane;
+        for (auto at = text.find('$'); at != std::string::npos; at = text.find('$', at))
+            text.replace(at, 2, text[at + 1] == 'L' ? name : index);
+        lanes += (lanes.empty() ? "" : ", ") + text;
+    }
+    return indexed ? "{ accum4_t lanes = {" + lanes + "}; return lanes; }"
+                   : "{ return (accum4_t)(" + lanes + "); }";
+}
+
+/// An accum_t of `value`: the value itself or, for argmin and argmax, its pair with `index`.
+std::string returning(const std::string& value, const std::string& index, bool indexed) {
+    return indexed ? "{ accum_t pair = {" + value + ", " + index + "}; return pair; }"
+                   : "{ return " + value + "; }";
+}
 
 /// map() and map4(): the user's, the op's, else the value itself or, for another accumulator,
-/// converted.
+/// converted. argmin and argmax pair the value with its index, where they read values.
 std::string maps(const OpInfo& op, const TypeInfo& value, const TypeInfo& accumulator,
-                 const std::string& user_map) {
+                 const std::string& user_map, Reads reads) {
+    const std::string map_head = "accum_t map(value_t x, ulong i) ";
+    const std::string map4_head = "accum4_t map4(value4_t x, ulong i) ";
+    const std::string accum = accumulator.cl_value;
+    if (op.indexed && reads == Reads::values) {
+        const auto mapped = "(" + accum + ")(" + (user_map.empty() ? "x" : user_map) + ")";
+        return map_head + returning(mapped, "(long)i", true) + "\n" + map4_head +
+               each_lane("map(x.$L, $I)", true) + "\n";
+    }
     if (!user_map.empty())
-        return "accum_t map(value_t x, ulong i) { return (accum_t)(" + user_map + "); }\n" +
-               "accum4_t map4(value4_t x, ulong i) { return " + lane_wise_map + "; }\n";
-    const bool same = std::string(value.cl_value) == accumulator.cl_value;
+        return map_head + "{ return (accum_t)(" + user_map + "); }\n" + map4_head +
+               each_lane("map(x.$L, $I)", false) + "\n";
+    const bool same = reads == Reads::partials || std::string(value.cl_value) == accum;
     const std::string map = op.map ? op.map : same ? "x" : "(accum_t)x";
-    const std::string map4 = op.map4 ? op.map4
-                             : same  ? "x"
-                                     : "convert_" + std::string(accumulator.cl_value) + "4(x)";
-    return "accum_t map(value_t x, ulong i) { return " + map + "; }\n" +
-           "accum4_t map4(value4_t x, ulong i) { return " + map4 + "; }\n";
+    const std::string map4 = op.map4 ? op.map4 : same ? "x" : "convert_" + accum + "4(x)";
+    return map_head + "{ return " + map + "; }\n" + map4_head + "{ return " + map4 + "; }\n";
+}
+
+/// identity(), splat4(), op() and op4(): the user's, the op's row's, or for argmin and argmax
+/// the pair that wins.
+std::string combinations(Op op, DataType accumulator, const Expressions& user) {
+    const auto& row = info(op);
+    const bool custom = op == Op::custom;
+    const bool indexed = row.indexed;
+    const auto identity =
+        custom ? "(accum_t)(" + user.identity + ")" : identity_text(op, accumulator);
+    std::string text = "accum_t identity(void) " + returning(identity, "LONG_MAX", indexed) + "\n";
+    text += "accum4_t splat4(accum_t x) " +
+            (indexed ? std::string("{ accum4_t lanes = {x, x, x, x}; return lanes; }")
+                     : std::string("{ return (accum4_t)(x); }")) +
+            "\n";
+    const auto& accum = info(accumulator);
+    const auto scalar = custom ? user.reduce : combination(row, accum, "");
+    text += "accum_t op(accum_t a, accum_t b) { return " +
+            (indexed ? "(" + scalar + ") ? b : a" : scalar) + "; }\n";
+    text += "accum4_t op4(accum4_t a, accum4_t b) " +
+            (custom || indexed ? each_lane("op(a.$L, b.$L)", indexed)
+                               : "{ return " + combination(row, accum, "4") + "; }") +
+            "\n";
+    return text;
 }
 
 } // namespace
@@ -126,34 +170,33 @@ bool has_builtin(Op op, DataType accumulator) {
     return row.builtin && (row.builtin_for_floating || !info(accumulator).floating());
 }
 
-std::string type_options(DataType input, DataType accumulator) {
+std::string type_options(DataType input, DataType accumulator, Op op, Reads reads) {
     const auto& in = info(input);
-    const std::string value = in.cl_value;
+    const bool indexed = info(op).indexed;
+    // argmin's and argmax's partials are pairs (accum_t), and four in a row an accum4_t.
+    const bool pairs = indexed && reads == Reads::partials;
+    const std::string value = pairs ? "accum_t" : in.cl_value;
     const std::string accum = info(accumulator).cl_value;
+    // Partials are read 4 at a time, as are the 4- and 8-byte types; narrower ones 8 or 16.
     const auto per_load = std::to_string(in.values_per_load());
-    return "-D REDUCE_INPUT=" + std::string(in.cl_storage) + " -D REDUCE_VALUE=" + value +
-           " -D REDUCE_VALUE4=" + value + "4 -D REDUCE_VALUEN=" + value + per_load +
+    return std::string(indexed ? "-D REDUCE_INDEXED " : "") +
+           "-D REDUCE_INPUT=" + (pairs ? value : in.cl_storage) + " -D REDUCE_VALUE=" + value +
+           " -D REDUCE_VALUE4=" + (pairs ? "accum4_t" : value + "4") +
+           " -D REDUCE_VALUEN=" + (pairs ? "accum4_t" : value + per_load) +
            " -D REDUCE_VALUES_PER_LOAD=" + per_load + " -D REDUCE_ACCUM=" + accum +
            " -D REDUCE_ACCUM4=" + accum + "4";
 }
 
 std::string op_definitions(Op op, Path path, DataType input, DataType accumulator,
-                           const Expressions& user) {
+                           const Expressions& user, Reads reads) {
     const auto& row = info(op);
     const auto& accum = info(accumulator);
-    const bool custom = op == Op::custom;
     std::string text = "\n// Appended by clreduce for --op " + std::string(row.name) + " of " +
                        info(input).name + " accumulated in " + accum.name + " on the " +
                        name_of(path) + " path" + (user.map.empty() ? "" : ", mapped") + ".\n";
     text += loads(info(input));
-    text += maps(row, info(input), accum, user.map);
-    text += "accum_t identity(void) { return " +
-            (custom ? "(accum_t)(" + user.identity + ")" : identity_text(op, accumulator)) +
-            "; }\n";
-    text += "accum_t op(accum_t a, accum_t b) { return " +
-            (custom ? user.reduce : combination(row, accum, "")) + "; }\n";
-    text += "accum4_t op4(accum4_t a, accum4_t b) { return " +
-            (custom ? lane_wise_op : combination(row, accum, "4")) + "; }\n";
+    text += maps(row, info(input), accum, user.map, reads);
+    text += combinations(op, accumulator, user);
     if (path == Path::work_group)
         text += collective_relay("work_group", accum, row);
     if (path == Path::sub_group)
@@ -162,8 +205,8 @@ std::string op_definitions(Op op, Path path, DataType input, DataType accumulato
 }
 
 std::string complete_kernel_source(const std::string& kernel_text, Op op, Path path, DataType input,
-                                   DataType accumulator, const Expressions& user) {
-    return kernel_text + op_definitions(op, path, input, accumulator, user);
+                                   DataType accumulator, const Expressions& user, Reads reads) {
+    return kernel_text + op_definitions(op, path, input, accumulator, user, reads);
 }
 
 } // namespace clreduce

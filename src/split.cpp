@@ -20,6 +20,31 @@ std::vector<ValuesView> DeviceShare::host_values(const std::optional<ValuesView>
     return {values->part(first, length)};
 }
 
+namespace {
+
+/// argmin's or argmax's pairs of the shares, each index moved to the share's place in the
+/// whole input, combined.
+Reduction combined_pairs(Op op, const std::vector<DeviceShare>& shares,
+                         const std::vector<Reduction>& reductions) {
+    return std::visit(
+        [&](auto zero) {
+            using A = decltype(zero);
+            auto pair = indexed_identity<A>(op);
+            for (std::size_t i = 0; i < reductions.size(); ++i)
+                pair = combine_indexed<A>(
+                    op, pair,
+                    {std::get<A>(reductions[i].value),
+                     *reductions[i].index + static_cast<std::int64_t>(shares[i].first)});
+            Reduction whole;
+            whole.value = pair.value;
+            whole.index = pair.index;
+            return whole;
+        },
+        reductions.front().value);
+}
+
+} // namespace
+
 SplitRun reduce_together(std::vector<DeviceShare>& shares) {
     SplitRun run;
     run.reductions.resize(shares.size());
@@ -64,15 +89,19 @@ std::vector<double> speeds_of(const std::vector<DeviceShare>& shares, const Spli
     return speeds;
 }
 
-Scalar combined(Op op, const std::vector<Reduction>& reductions) {
-    Scalar total = reductions.front().value;
+Reduction combined(Op op, const std::vector<DeviceShare>& shares,
+                   const std::vector<Reduction>& reductions) {
+    Reduction whole;
+    whole.value = reductions.front().value;
+    if (info(op).indexed)
+        return combined_pairs(op, shares, reductions);
     for (std::size_t i = 1; i < reductions.size(); ++i)
-        total = std::visit(
+        whole.value = std::visit(
             [&](auto a) -> Scalar {
                 return combine(op, a, std::get<decltype(a)>(reductions[i].value));
             },
-            total);
-    return total;
+            whole.value);
+    return whole;
 }
 
 std::vector<std::uint64_t> split_shares(std::uint64_t length, const std::vector<double>& speeds) {

@@ -151,6 +151,7 @@ StreamedRun HostStream::reduce(std::uint64_t length) try {
     for (std::uint64_t k = 0; k < chunks; ++k) {
         Piece piece;
         piece.length = chunk_length(k, length);
+        piece.start = k * chunk_;
         std::vector<cl::Event> ready;
         if (in_place_) {
             piece.buffer = cl::Buffer(reducer_.context(), CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,

@@ -105,8 +105,27 @@ TEST_CASE("the host's exact sum defeats cancellation", "[exact]") {
     CHECK(host_sum(std::vector<double>{most, 0x1p970}) == HUGE_VAL);          // the tie rounds up
 }
 
-TEST_CASE("only float and double have exact sums", "[exact]") {
+TEST_CASE("only floating-point types have exact sums", "[exact]") {
     CHECK(exact_sums(DataType::float32));
+    CHECK(exact_sums(DataType::bfloat16));
     CHECK_FALSE(exact_sums(DataType::int64));
     CHECK_THROWS_AS(ExactAccumulator(DataType::int32), Error);
+}
+
+TEST_CASE("float16 and bfloat16 sums are exact and rounded to float", "[exact]") {
+    CHECK(ExactAccumulator(DataType::float16).type() == DataType::float32);
+    std::vector<Half> halves;
+    std::vector<BFloat16> bfloats;
+    for (int i = 0; i < 1000; ++i) {
+        halves.insert(halves.end(), {to_half(2048), to_half(1), to_half(-2048), to_half(0x1p-24f)});
+        bfloats.insert(bfloats.end(), {to_bfloat16(0x1p30f), to_bfloat16(1), to_bfloat16(-0x1p30f),
+                                       to_bfloat16(0x1p-20f)});
+    }
+    const auto sum_of = [](DataType type, const auto& values) {
+        return std::get<cl_float>(
+            exact_host_sum(ValuesView(type, values.data(), values.size(), Origin::given)));
+    };
+    // 2^-24 is float16's smallest subnormal; each sum is one rounding of exact operands.
+    CHECK(sum_of(DataType::float16, halves) == 1000 + 1000 * 0x1p-24f);
+    CHECK(sum_of(DataType::bfloat16, bfloats) == 1000 + 1000 * 0x1p-20f);
 }

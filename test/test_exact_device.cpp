@@ -7,32 +7,55 @@
 #include "clreduce/exact.hpp"
 #include "device_targets.hpp"
 
+#include <limits>
 #include <random>
+#include <type_traits>
 
 using namespace clreduce;
 
 namespace {
 
-/// Values with cancellation at every magnitude: random mantissas and exponents, each value
-/// followed by its negation a third of the time.
+/// Whether the device has what exact_sum.cl needs.
+bool exact_sum_runs(const DeviceUnderTest& target) {
+    return missing_type_support(target.report, DataType::float64).empty() &&
+           missing_type_support(target.report, DataType::int64).empty() &&
+           target.report.has_extension("cl_khr_int64_base_atomics");
+}
+
+/// `value` rounded to the host type T.
 template <typename T>
-std::vector<T> cancelling_values(std::size_t count) {
+T held_as(double value) {
+    if constexpr (std::is_same_v<T, Half>)
+        return to_half(static_cast<float>(value));
+    else if constexpr (std::is_same_v<T, BFloat16>)
+        return to_bfloat16(static_cast<float>(value));
+    else
+        return static_cast<T>(value);
+}
+
+/// Values with cancellation at every magnitude from 2^-`scale` to 2^`scale`: random
+/// mantissas and exponents, each value followed by its negation a third of the time.
+template <typename T>
+std::vector<T> cancelling_values(std::size_t count, int scale) {
     std::mt19937_64 random(22);
-    std::uniform_int_distribution<int> exponent(-60, 60);
+    std::uniform_int_distribution<int> exponent(-scale, scale);
     std::uniform_real_distribution<double> mantissa(-1, 1);
     std::vector<T> values;
     while (values.size() < count) {
-        values.push_back(static_cast<T>(std::ldexp(mantissa(random), exponent(random))));
+        const double value = std::ldexp(mantissa(random), exponent(random));
+        values.push_back(held_as<T>(value));
         if (random() % 3 == 0 && values.size() < count)
-            values.push_back(-values.back());
+            values.push_back(held_as<T>(-value));
     }
     return values;
 }
 
+/// `scale` 60 for float and double; 16 for float16, whose largest value is 65504 and whose
+/// subnormals are below 2^-14.
 template <typename T>
-void check_exact_sums(const DeviceUnderTest& target, DataType type) {
+void check_exact_sums(const DeviceUnderTest& target, DataType type, int scale = 60) {
     const auto& queue = target.queue.queue;
-    const auto values = cancelling_values<T>(300007);
+    const auto values = cancelling_values<T>(300007, scale);
     const HostValues held = values;
     const ValuesView view(held);
     const auto buffer = upload(target.queue, held);
@@ -53,20 +76,83 @@ void check_exact_sums(const DeviceUnderTest& target, DataType type) {
     CHECK(halves.row() == whole.row());
 }
 
+/// Inputs whose sums meet each case of the rounding: ties to even both ways, a zero, a
+/// subnormal, overflow and the special values.
+template <typename T>
+std::vector<std::vector<T>> rounding_cases() {
+    using limits = std::numeric_limits<T>;
+    const T half_ulp = limits::epsilon() / 2;
+    const T largest = limits::max();
+    return {{1, half_ulp},
+            {1 + limits::epsilon(), half_ulp},
+            {-1, -half_ulp, -half_ulp / 2},
+            {1, -1},
+            {-0.0},
+            {limits::denorm_min(), limits::denorm_min(), limits::denorm_min()},
+            {largest, largest},
+            {-largest, -largest, largest},
+            {limits::quiet_NaN(), 1},
+            {limits::infinity(), -limits::infinity()},
+            {-limits::infinity(), largest}};
+}
+
+/// Each input's exact sum enqueued into one buffer of results, after the last one's event,
+/// then compared with the host's exact sum.
+template <typename T>
+void check_enqueued_sums(const DeviceUnderTest& target, DataType type,
+                         std::vector<std::vector<T>> inputs) {
+    using Result = std::conditional_t<std::is_same_v<T, cl_double>, cl_double, cl_float>;
+    ExactSum exact_sum(target.queue.context, target.queue.device, type);
+    const cl::Buffer results(target.queue.context, CL_MEM_READ_WRITE,
+                             sizeof(Result) * (inputs.size() + 1));
+    std::vector<cl::Buffer> buffers;
+    std::vector<cl::Event> last;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        buffers.push_back(upload(target.queue, HostValues(inputs[i])));
+        last = {exact_sum.enqueue(target.queue.queue, {{buffers.back(), inputs[i].size(), 0}},
+                                  results, i + 1, &last)};
+    }
+    std::vector<Result> written(inputs.size() + 1);
+    target.queue.queue.enqueueReadBuffer(results, CL_TRUE, 0, sizeof(Result) * written.size(),
+                                         written.data(), &last);
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        INFO(name_of(type) << " input " << i << " of " << inputs[i].size() << " values");
+        CHECK(same_bits(written[i + 1], exact_host_sum(ValuesView(HostValues(inputs[i])))));
+    }
+}
+
 } // namespace
+
+TEST_CASE("an enqueued exact sum writes the host's exact bits into the caller's buffer",
+          "[api][exact]") {
+    for (auto& target : devices_under_test()) {
+        INFO("device " << target.report.name);
+        if (!exact_sum_runs(target))
+            continue;
+        auto floats = rounding_cases<cl_float>();
+        floats.push_back(cancelling_values<cl_float>(300007, 60));
+        check_enqueued_sums(target, DataType::float32, floats);
+        auto doubles = rounding_cases<cl_double>();
+        doubles.push_back(cancelling_values<cl_double>(300007, 60));
+        check_enqueued_sums(target, DataType::float64, doubles);
+        check_enqueued_sums<Half>(
+            target, DataType::float16,
+            {cancelling_values<Half>(300007, 16), {to_half(65504), to_half(65504)}});
+    }
+}
 
 TEST_CASE("the exact sum of any range or pieces has the host's exact bits", "[api][exact]") {
     for (auto& target : devices_under_test()) {
         INFO("device " << target.report.name);
-        if (!missing_type_support(target.report, DataType::float64).empty() ||
-            !missing_type_support(target.report, DataType::int64).empty() ||
-            !target.report.has_extension("cl_khr_int64_base_atomics")) {
+        if (!exact_sum_runs(target)) {
             CHECK_THROWS_AS(ExactSum(target.queue.context, target.queue.device, DataType::float32),
                             Error);
             continue;
         }
         check_exact_sums<cl_float>(target, DataType::float32);
         check_exact_sums<cl_double>(target, DataType::float64);
+        check_exact_sums<Half>(target, DataType::float16, 16);
+        check_exact_sums<BFloat16>(target, DataType::bfloat16);
     }
 }
 

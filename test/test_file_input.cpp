@@ -11,7 +11,7 @@ using namespace clreduce;
 
 namespace {
 
-using Shape = std::vector<std::uint64_t>;
+using Extents = std::vector<std::uint64_t>;
 
 /// The input error's message, or "" when the header was read.
 std::string error_of(const std::string& header) {
@@ -31,7 +31,7 @@ TEST_CASE("a header as numpy writes it is read", "[file_input]") {
         "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }                 \n");
     CHECK(header.descr == "<f8");
     CHECK_FALSE(header.fortran_order);
-    CHECK(header.shape == Shape{3, 4});
+    CHECK(header.shape == Extents{3, 4});
 }
 
 TEST_CASE("keys in any order, either quote, any spacing, with or without a trailing comma",
@@ -40,7 +40,7 @@ TEST_CASE("keys in any order, either quote, any spacing, with or without a trail
         parse_npy_header("{ \"shape\":(7,) ,'fortran_order':True,\t\"descr\" : \"<i4\"}\n");
     CHECK(header.descr == "<i4");
     CHECK(header.fortran_order);
-    CHECK(header.shape == Shape{7});
+    CHECK(header.shape == Extents{7});
 }
 
 TEST_CASE("shapes: a scalar, one dimension, several, Python 2's longs, no comma", "[file_input]") {
@@ -48,12 +48,12 @@ TEST_CASE("shapes: a scalar, one dimension, several, Python 2's longs, no comma"
         return parse_npy_header("{'descr': '<i4', 'fortran_order': False, 'shape': " + shape + "}")
             .shape;
     };
-    CHECK(shape_of("()") == Shape{});
-    CHECK(shape_of("(5,)") == Shape{5});
-    CHECK(shape_of("(5)") == Shape{5});
-    CHECK(shape_of("(2, 3, 4)") == Shape{2, 3, 4});
-    CHECK(shape_of("(3L, 4L)") == Shape{3, 4});
-    CHECK(shape_of("(18446744073709551615,)") == Shape{18446744073709551615u});
+    CHECK(shape_of("()") == Extents{});
+    CHECK(shape_of("(5,)") == Extents{5});
+    CHECK(shape_of("(5)") == Extents{5});
+    CHECK(shape_of("(2, 3, 4)") == Extents{2, 3, 4});
+    CHECK(shape_of("(3L, 4L)") == Extents{3, 4});
+    CHECK(shape_of("(18446744073709551615,)") == Extents{18446744073709551615u});
 }
 
 TEST_CASE("a malformed header is refused, saying what is wrong and where", "[file_input]") {

@@ -45,8 +45,8 @@ std::vector<std::uint64_t> hiding_places(const Reducer& reducer, std::uint64_t l
     return {length - 1, 3, 12, 12 * items};
 }
 
-/// clreduce's random input for the reducer's type and op; for min and max, one copy per
-/// hiding place with the extreme planted there.
+/// clreduce's random input for the reducer's type and op; for min and max (argmin and argmax),
+/// one copy per hiding place with the extreme planted there.
 std::vector<HostValues> telling_inputs(const Reducer& reducer, std::uint64_t length) {
     const auto drawn = random_values(reducer.type(), reducer.op(), length, 1);
     if (reducer.op() == Op::sum)
@@ -57,8 +57,9 @@ std::vector<HostValues> telling_inputs(const Reducer& reducer, std::uint64_t len
         std::visit(
             [&](auto& values) {
                 using T = typename std::decay_t<decltype(values)>::value_type;
-                values.at(place) = reducer.op() == Op::min ? std::numeric_limits<T>::lowest()
-                                                           : std::numeric_limits<T>::max();
+                const bool least = reducer.op() == Op::min || reducer.op() == Op::argmin;
+                values.at(place) =
+                    least ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
             },
             planted);
         inputs.push_back(std::move(planted));
@@ -77,7 +78,17 @@ bool validates(Reducer& reducer, const DeviceQueue& queue, const HostValues& val
 
 TEST_CASE("validation fails a kernel that loses a value, a lane, an accumulator or a quarter",
           "[device][mutants]") {
-    for (const auto& combination : combinations_and_wide_loads()) {
+    // argmin's and argmax's pairs and their struct lanes too, on two types whose random
+    // values leave the planted extreme the only one.
+    const auto indexed = [](const Recipe& recipe) {
+        return info(recipe.op).indexed &&
+               (recipe.type == DataType::int32 || recipe.type == DataType::float32);
+    };
+    auto mutated_combinations = combinations_and_wide_loads();
+    for (const auto& combination : every_op_and_type())
+        if (indexed(combination.recipe))
+            mutated_combinations.push_back(combination);
+    for (const auto& combination : mutated_combinations) {
         if (combination.recipe.finish != Finish::passes)
             continue;
         DYNAMIC_SECTION(combination.name()) {

@@ -270,3 +270,30 @@ TEST_CASE("an input is cut into at most 65536 buffers or chunks", "[options]") {
                Catch::Contains("into 65537 chunks"));
     CHECK(usage_error_of({"--host-input", "--chunk", "2", "-l", "65537"}).empty());
 }
+
+TEST_CASE("axes are a list of integers and shapes extents joined by x", "[options]") {
+    CHECK(parse_axes("1") == std::vector<int>{1});
+    CHECK(parse_axes("0,-1,2") == std::vector<int>{0, -1, 2});
+    CHECK(parse_shape("4096x65536") == std::vector<std::uint64_t>{4096, 65536});
+    CHECK(parse_shape("2^10x3") == std::vector<std::uint64_t>{1024, 3});
+    for (const auto& [axes, problem] :
+         std::vector<std::pair<const char*, const char*>>{{"1,1", "names axis 1 twice"},
+                                                          {"", "has an empty entry"},
+                                                          {"0,", "has an empty entry"},
+                                                          {"x", "is not an axis"},
+                                                          {"1.5", "is not an axis"}}) {
+        INFO("--axis '" << axes << "'");
+        CHECK_THROWS_WITH(parse_axes(axes), Catch::Contains(problem));
+    }
+    for (const auto& [shape, problem] : std::vector<std::pair<const char*, const char*>>{
+             {"3xx4", "has an empty entry"},
+             {"3x0", "must be at least 1"},
+             {"2^40x2^40", "more than 2^64 - 1 values"}}) {
+        INFO("--shape '" << shape << "'");
+        CHECK_THROWS_WITH(parse_shape(shape), Catch::Contains(problem));
+    }
+    CHECK_THAT(usage_error_of({"--shape", "3x4"}), Catch::Contains("--shape needs --axis"));
+    CHECK_THAT(usage_error_of({"--axis", "0", "--exact"}),
+               Catch::Contains("--axis and --exact cannot be used together"));
+    CHECK(usage_error_of({"--axis", "0", "--shape", "3x4"}).empty());
+}

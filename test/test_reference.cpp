@@ -63,6 +63,68 @@ TEST_CASE("floating-point min and max propagate NaN, as np.min and np.max do", "
     CHECK(reduce(Op::max, std::vector<cl_double>{inf, -inf}) == Scalar(inf));
 }
 
+namespace {
+
+/// argmin's or argmax's index of `values` on the host.
+template <typename T>
+std::int64_t index_of(Op op, std::vector<T> values) {
+    const auto length = values.size();
+    return *host_reduce(op, HostValues(std::move(values)), length).index;
+}
+
+} // namespace
+
+TEST_CASE("argmin and argmax give np.argmin's and np.argmax's first index", "[reference]") {
+    const auto nan = std::numeric_limits<cl_double>::quiet_NaN();
+    const auto inf = std::numeric_limits<cl_double>::infinity();
+    // Ties: the first index.
+    CHECK(index_of(Op::argmax, std::vector<cl_int>{1, 5, 3, 5}) == 1);
+    CHECK(index_of(Op::argmin, std::vector<cl_int>{4, 4, 4}) == 0);
+    CHECK(index_of(Op::argmin, std::vector<cl_uint>{9, 0, 3, 0}) == 1);
+    // The first NaN wins, as in np.argmax([1, nan, 2, nan]) == 1.
+    CHECK(index_of(Op::argmax, std::vector<cl_double>{1, nan, inf, nan}) == 1);
+    CHECK(index_of(Op::argmin, std::vector<cl_double>{-inf, 2, nan, nan}) == 2);
+    CHECK(index_of(Op::argmax, std::vector<cl_float>{-INFINITY, -INFINITY}) == 0);
+    // -0 == +0: np.argmax([-0.0, 0.0]) == 0 and np.argmin([0.0, -0.0]) == 0.
+    CHECK(index_of(Op::argmax, std::vector<cl_double>{-0.0, 0.0}) == 0);
+    CHECK(index_of(Op::argmin, std::vector<cl_double>{0.0, -0.0}) == 0);
+    CHECK(index_of(Op::argmax, std::vector<cl_double>{inf, 1, inf}) == 0);
+    // Halves compare after widening; bool by its byte.
+    CHECK(index_of(Op::argmax, std::vector<Half>{to_half(1), to_half(NAN), to_half(2)}) == 1);
+    CHECK(index_of(Op::argmax, std::vector<Boolean>{{0}, {1}, {1}}) == 1);
+    // The value comes with it, in the accumulator.
+    const auto pair = host_reduce(Op::argmin, HostValues(std::vector<cl_char>{3, -7, -7}), 3);
+    CHECK(pair.value == Scalar(cl_long{-7}));
+    CHECK(pair.index == 1);
+    CHECK_FALSE(host_reduce(Op::min, HostValues(std::vector<cl_int>{3}), 1).index);
+}
+
+TEST_CASE("argmin and argmax count indices on across spans", "[reference]") {
+    const std::vector<cl_int> first{1, 9, 2};
+    const std::vector<cl_int> second{9, 0, 9};
+    const std::vector<ValuesView> spans{
+        ValuesView(DataType::int32, first.data(), 3, Origin::given),
+        ValuesView(DataType::int32, second.data(), 3, Origin::given)};
+    CHECK(host_reduce(Op::argmax, DataType::int32, spans).index == 1);
+    CHECK(host_reduce(Op::argmin, DataType::int32, spans).index == 4);
+}
+
+TEST_CASE("argmin's and argmax's pair combines in any order to the first index", "[reference]") {
+    using Pair = IndexedValue<cl_float>;
+    const std::vector<Pair> pairs{{2, 7}, {NAN, 9}, {2, 3}, {NAN, 5}, {-1, 1}, {2, 0}};
+    for (const auto op : {Op::argmin, Op::argmax})
+        for (const auto& a : pairs)
+            for (const auto& b : pairs) {
+                const auto ab = combine_indexed(op, a, b);
+                const auto ba = combine_indexed(op, b, a);
+                CHECK(ab.index == ba.index); // commutative
+                for (const auto& c : pairs)  // associative
+                    CHECK(combine_indexed(op, combine_indexed(op, a, b), c).index ==
+                          combine_indexed(op, a, combine_indexed(op, b, c)).index);
+                CHECK(combine_indexed(op, indexed_identity<cl_float>(op), a).index == a.index);
+            }
+}
+
 TEST_CASE("small types accumulate as NumPy's sums do", "[reference]") {
     CHECK(reduce(Op::sum, std::vector<cl_char>{127, 127, 127}) == Scalar(cl_long{381}));
     CHECK(reduce(Op::sum, std::vector<cl_char>{-128, -128}) == Scalar(cl_long{-256}));

@@ -56,6 +56,41 @@ TEST_CASE("floating-point min and max propagate NaN; nanmin and nanmax are fmin 
     CHECK_THAT(nanmax, Catch::Contains("accum_t identity(void) { return NAN; }"));
 }
 
+TEST_CASE("the built-in ops broadcast with a vector literal, argmin and argmax fill four pairs",
+          "[source]") {
+    CHECK_THAT(definitions(Op::sum, Path::tree, DataType::int32),
+               Catch::Contains("accum4_t splat4(accum_t x) { return (accum4_t)(x); }"));
+    const auto argmax = op_definitions(Op::argmax, Path::tree, DataType::int8, DataType::int64);
+    CHECK_THAT(argmax, Catch::Contains("accum4_t splat4(accum_t x) { accum4_t lanes = {x, x, x, "
+                                       "x}; return lanes; }"));
+    // The value's index pairs with it as it is read; the identity's index loses every tie.
+    CHECK_THAT(argmax, Catch::Contains("accum_t map(value_t x, ulong i) { accum_t pair = "
+                                       "{(long)(x), (long)i}; return pair; }"));
+    CHECK_THAT(argmax, Catch::Contains("accum_t identity(void) { accum_t pair = {LONG_MIN, "
+                                       "LONG_MAX}; return pair; }"));
+    CHECK_THAT(argmax, Catch::Contains("b.value > a.value || (b.value == a.value && b.index < "
+                                       "a.index)) ? b : a;"));
+    CHECK_THAT(argmax, Catch::Contains("{ accum4_t lanes = {op(a.x, b.x), op(a.y, b.y), op(a.z, "
+                                       "b.z), op(a.w, b.w)}; return lanes; }"));
+    // Partials are pairs already: no map, and the pair types are the input's.
+    const auto partials = op_definitions(Op::argmin, Path::tree, DataType::float32,
+                                         DataType::float32, {}, Reads::partials);
+    CHECK_THAT(partials, Catch::Contains("accum_t map(value_t x, ulong i) { return x; }"));
+    CHECK_THAT(partials, Catch::Contains("isnan(b.value) && (!isnan(a.value) || b.index < "
+                                         "a.index)"));
+    CHECK(type_options(DataType::float32, DataType::float32, Op::argmin, Reads::partials) ==
+          "-D REDUCE_INDEXED -D REDUCE_INPUT=accum_t -D REDUCE_VALUE=accum_t -D "
+          "REDUCE_VALUE4=accum4_t -D REDUCE_VALUEN=accum4_t -D REDUCE_VALUES_PER_LOAD=4 -D "
+          "REDUCE_ACCUM=float -D REDUCE_ACCUM4=float4");
+    CHECK(type_options(DataType::float16, DataType::float32, Op::argmax) ==
+          "-D REDUCE_INDEXED -D REDUCE_INPUT=half -D REDUCE_VALUE=float -D REDUCE_VALUE4=float4 "
+          "-D REDUCE_VALUEN=float8 -D REDUCE_VALUES_PER_LOAD=8 -D REDUCE_ACCUM=float -D "
+          "REDUCE_ACCUM4=float4");
+    CHECK(type_options(DataType::int32, DataType::int32, Op::max, Reads::partials) ==
+          "-D REDUCE_INPUT=int -D REDUCE_VALUE=int -D REDUCE_VALUE4=int4 -D REDUCE_VALUEN=int4 "
+          "-D REDUCE_VALUES_PER_LOAD=4 -D REDUCE_ACCUM=int -D REDUCE_ACCUM4=int4");
+}
+
 TEST_CASE("values are loaded by their row and mapped to the accumulator", "[source]") {
     const auto own = definitions(Op::sum, Path::tree, DataType::int32);
     CHECK_THAT(own, Catch::Contains("valuen_t loadn(global const input_t* in, ulong v) { return "

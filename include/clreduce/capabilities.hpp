@@ -92,12 +92,14 @@ void require_type_support(const DeviceReport& report, DataType type);
 bool reads_contiguous_runs(const DeviceReport& report);
 
 /// The one place that maps the device, path, finish and types to compiler flags: the types
-/// (type_options() of `type` and `accumulator`, by default `type` itself), the -cl-std the
+/// (type_options() of `type` and `accumulator`, by default `type` itself, for `op` reading
+/// `reads`), the -cl-std the
 /// built-ins and atomics need, the -D that selects the kernel's work-group step, on CPUs the -D
 /// that gives each work-item a contiguous run of the input, and for the last-group finish the -D
 /// that orders its atomics.
 std::string build_options(const DeviceReport& report, Path path, Finish finish = Finish::passes,
                           DataType type = DataType::int32,
-                          std::optional<DataType> accumulator = std::nullopt);
+                          std::optional<DataType> accumulator = std::nullopt, Op op = Op::sum,
+                          Reads reads = Reads::values);
 
 } // namespace clreduce

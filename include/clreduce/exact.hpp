@@ -23,7 +23,8 @@
 
 namespace clreduce {
 
-/// Whether --exact sums `type`: float32 and float64.
+/// Whether --exact sums `type`: float32 and float64, and float16 and bfloat16, whose exact
+/// sums are rounded to float32 (their sums' type, every value of theirs being a float).
 bool exact_sums(DataType type);
 
 /// The fixed-point integer of an exact sum: digits of 32 bits in signed 64-bit limbs, the
@@ -32,15 +33,19 @@ bool exact_sums(DataType type);
 /// largest magnitude. Adding rows is exact and in any order gives the same result.
 class ExactAccumulator {
 public:
-    explicit ExactAccumulator(DataType type); // float or double, else invalid_argument
+    /// The accumulator of a sum of `type` values (exact_sums(type), else invalid_argument),
+    /// rounded to float32 for float16 and bfloat16.
+    explicit ExactAccumulator(DataType type);
 
-    /// The limbs of `type`'s integer, and the entries of a row (limbs and the 3 counts).
+    /// The limbs of the integer of a sum of `type` values, and the entries of a row (limbs and
+    /// the 3 counts).
     static std::size_t limbs(DataType type);
     static std::size_t row_width(DataType type) { return limbs(type) + 3; }
-    /// The exponent of the integer's unit: -149 for float32, -1074 for float64.
+    /// The exponent of the integer's unit: -149 for float32 (and float16, bfloat16), -1074
+    /// for float64.
     static int lowest_bit(DataType type);
 
-    /// Adds a value of the type (as a double, which holds every float exactly).
+    /// Adds a value of the summed type (as a double, which holds every float exactly).
     void add(double value);
     /// Adds a row as the kernels write it, or another accumulator's row (row_width entries).
     void add_row(const cl_long* row);
@@ -48,6 +53,7 @@ public:
 
     /// The row, normalised (every limb but the top one in [0, 2^32)): what MPI_SUM adds.
     const std::vector<cl_long>& row() const { return row_; }
+    /// The type the sum is rounded to: float32 or float64.
     DataType type() const { return type_; }
 
     /// The sum rounded once to the type, to nearest even: NaN for a NaN or for both
@@ -64,7 +70,8 @@ private:
 /// Whether two results are the same bits, every NaN alike: how --exact checks.
 bool same_bits(const Scalar& a, const Scalar& b);
 
-/// The exact sum of `values` (float or double) rounded once to their type, computed on
+/// The exact sum of `values` (float, double, float16 or bfloat16) rounded once to their sum's
+/// type (float for the 16-bit types), computed on
 /// the host another way than the device's: Shewchuk's nonoverlapping expansions in double
 /// (as Python's math.fsum), in chunks run in parallel; an accumulator adds the chunks' few
 /// components, and an addend whose sum would overflow, and rounds.
@@ -81,7 +88,7 @@ struct ExactTimes {
 /// The exact sum on one device: kernels/exact_sum.cl built for a type in a context.
 class ExactSum {
 public:
-    /// Builds exact_sum.cl for `type` (float or double) on `device`. Throws
+    /// Builds exact_sum.cl for `type` (float, double, float16 or bfloat16) on `device`. Throws
     /// Error(Errc::unsupported) for another type or a device without 64-bit integers or
     /// doubles, Error(Errc::kernel_build) for a failed build. `work_group_size` 0: 256, or
     /// the kernels' largest if smaller. `kernel_text` replaces the embedded exact_sum.cl
@@ -110,7 +117,22 @@ public:
         return accumulate(queue, {{input, count, first}}).rounded();
     }
 
+    /// Non-blocking: enqueues the exact sum of the values of `pieces` on `queue`, rounded once
+    /// on the device, and written to `result` at value `offset` as the sum's type (cl_float,
+    /// also for float16 and bfloat16, or cl_double), as rounded() would give it. The first
+    /// launch waits for `wait`; the returned event is the last one's, to chain on or wait
+    /// for. Calls on one ExactSum share its rows, so they go to one in-order queue.
+    cl::Event enqueue(const cl::CommandQueue& queue, const std::vector<Piece>& pieces,
+                      const cl::Buffer& result, std::uint64_t offset = 0,
+                      const std::vector<cl::Event>* wait = nullptr);
+
 private:
+    /// Enqueues the first pass over each piece and, for more than one row, the merge, each
+    /// launch's event appended to `events`; returns the buffer whose first row is the sum.
+    const cl::Buffer& enqueue_row(const cl::CommandQueue& queue, const std::vector<Piece>& pieces,
+                                  const std::vector<cl::Event>* wait,
+                                  std::vector<cl::Event>& events);
+
     DataType type_;
     cl::Context context_;
     cl::Device device_;
@@ -119,6 +141,7 @@ private:
     std::string build_options_;
     cl::Kernel partials_;
     cl::Kernel merge_;
+    cl::Kernel round_;
     cl::Buffer rows_;
     std::size_t rows_capacity_ = 0;
     cl::Buffer merged_;

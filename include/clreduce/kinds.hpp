@@ -27,6 +27,10 @@ enum class Factor {
     textbook, // 2 x the work-group size, as in the published sample
 };
 
+/// What a pass reads: the input's values (the first pass), or the partials that a pass left
+/// (every later one). Each has a program of its own where their types differ.
+enum class Reads { values, partials };
+
 std::string name_of(Path path);
 std::string name_of(Factor factor);
 std::string name_of(Finish finish);

@@ -94,12 +94,17 @@ struct Measurement {
     /// An empty measurement of `length` values of what `reducer` reduces.
     static Measurement of(const Reducer& reducer, std::uint64_t length);
 
-    /// The first run's result as the user reads it (result_text()).
+    /// The first run's result as the user reads it (result_text()): for argmin and argmax, the
+    /// value.
     std::string result_text() const;
-    /// Whether `value` passes the check against the host reference.
-    bool matches(const Scalar& value) const;
+    /// What the tool's -q prints: argmin's and argmax's index (as np.argmax returns), else
+    /// result_text().
+    std::string answer_text() const;
+    /// Whether `run`'s result passes the check against the host reference: its value and, for
+    /// argmin and argmax, its index, which is exact.
+    bool matches(const Reduction& run) const;
     /// Every timed result: the runs', then the waits'.
-    std::vector<Scalar> results() const;
+    std::vector<Reduction> results() const;
     /// Whether every timed result matches the host reference.
     bool valid() const;
     /// The largest difference between a timed result and the host reference (0 for a result

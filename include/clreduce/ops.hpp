@@ -8,14 +8,15 @@
 
 #include "clreduce/types.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace clreduce {
 
-enum class Op { sum, prod, min, max, nanmin, nanmax, any, all, custom };
-constexpr std::size_t op_count = 9;
+enum class Op { sum, prod, min, max, nanmin, nanmax, argmin, argmax, any, all, custom };
+constexpr std::size_t op_count = 11;
 
 /// A user's OpenCL C, pasted into the kernel's definitions as the built-in ops' text is:
 /// `reduce` over a and b (accum_t) with its `identity` makes Op::custom; `map` (over x, the
@@ -64,6 +65,9 @@ struct OpInfo {
     std::optional<DataType> accumulator;
     bool boolean; // the result reads true or false
     Rounding rounding;
+    // argmin and argmax reduce (value, index) pairs, `integer` and `floating` then being the
+    // condition under which pair b wins over pair a (see arg_partial_size()).
+    bool indexed = false;
 };
 
 /// Every op, in -o's order; Op::custom last, its text the user's.
@@ -74,6 +78,14 @@ std::string name_of(Op op);
 /// Whether NumPy reduces no values to the op's identity (sum 0, prod 1, any false, all true)
 /// rather than refusing them (min, max: "zero-size array"; a user's op).
 bool empty_gives_identity(Op op);
+
+/// The bytes of one partial result of `op` reduced in `accumulator`: the accumulator's size
+/// or, for argmin and argmax, that of the pair the kernel reduces, the value then its index
+/// (an int64 at byte 8): 16 bytes (see IndexedValue in reference.hpp).
+std::size_t partial_size(Op op, DataType accumulator);
+
+/// The index of a pair of argmin or argmax, read from its bytes.
+std::int64_t index_of_pair(const void* pair);
 
 /// The accumulator of `op` on values of `type`: the op's own (any, all), else `requested`,
 /// else the type's default (NumPy's for sums and products).

@@ -49,13 +49,19 @@ struct Reduction {
     bool profiled = false;        // the queue profiles: device_us and span_us are measured
     double span_us = 0;           // first pass's START to last pass's END
     double host_us = 0;           // first enqueue to the result on the host
+    // argmin and argmax: the index of `value` in the whole input (Piece::start counts it);
+    // empty for every other op.
+    std::optional<std::int64_t> index = std::nullopt;
 };
 
-/// Part of an input held in several buffers: `length` values of `buffer` from value `first` on.
+/// Part of an input held in several buffers: `length` values of `buffer` from value `first` on,
+/// which is value `start` of the whole input (where argmin's and argmax's indices and a map's
+/// index count from).
 struct Piece {
     cl::Buffer buffer;
     std::uint64_t length = 0;
     std::uint64_t first = 0;
+    std::uint64_t start = 0;
 };
 
 /// A context on one device with two in-order queues: the command-line tool's. `queue`
@@ -123,7 +129,8 @@ public:
     std::size_t value_size() const { return info(type()).size; } // of an input value
     /// The type of partials and results (accumulator_for() the recipe).
     DataType accumulator() const { return policy_.accumulator; }
-    std::size_t accumulator_size() const { return info(accumulator()).size; }
+    /// The bytes of a partial or a result: partial_size() (ops.hpp) of the op and accumulator.
+    std::size_t accumulator_size() const { return partial_size(op(), accumulator()); }
     Op op() const { return policy_.recipe.op; }
     Path path() const { return policy_.path; }
     Factor factor() const { return policy_.recipe.factor; }
@@ -137,7 +144,8 @@ public:
 
     /// Blocking: reduces the `count` values of `input` from value `first` on (of the recipe's
     /// type; only read) on `queue`, an in-order queue of the reducer's context and device, and
-    /// returns the result (the op's identity for none). Any offset works: the kernel reads the
+    /// returns the result (the op's identity for none; for argmin and argmax the extreme value,
+    /// whose index reduce_timed() gives). Any offset works: the kernel reads the
     /// up to 3 values before the first multiple of 4 one by one. Costs the launches of
     /// plan(count) (one with the last-group finish), a read of one value into pinned memory
     /// and the host's wait; the first call also allocates the temporaries. Throws
@@ -164,7 +172,9 @@ public:
 
     /// Asynchronous: enqueues the reduction of `count` values of `input` from value `first` on,
     /// after the events of `wait`, on `queue` (in-order, the reducer's context and device), and
-    /// the writing of the result to `result[result_index]` (a value of the accumulator's type).
+    /// the writing of the result to `result[result_index]` (a value of the accumulator's type;
+    /// for argmin and argmax the pair of accumulator_size(), 16 bytes: the value at byte 0,
+    /// then its index from `first`, an int64 at byte 8).
     /// Returns the event of the last command, whose completion means the result is there.
     /// Nothing blocks and nothing is read back, so reductions chain in the queue: any number
     /// of them, into one result buffer or several; the temporaries are reused in queue order.
@@ -188,8 +198,9 @@ public:
     /// The check of a user's op or map, which has no host twin: the same definitions applied
     /// in index order by one work-item (reduce.cl's reduce_in_order), over `pieces` in turn.
     /// It checks the parallel structure (passes, work-groups, lanes, finish), not the
-    /// expression. Blocking, and slow: one work-item reads every value.
-    Scalar reduce_in_order(const cl::CommandQueue& queue, const std::vector<Piece>& pieces);
+    /// expression. Blocking, and slow: one work-item reads every value. Gives the value and,
+    /// for argmin and argmax, its index; no times.
+    Reduction reduce_in_order(const cl::CommandQueue& queue, const std::vector<Piece>& pieces);
 
     /// For a layer that feeds the pieces itself (HostStream): enqueues the first pass over
     /// `piece` on `queue`, after `wait`, writing its partials to `partials` from
@@ -215,11 +226,11 @@ private:
                         "reduce<T>: T is not the reducer's accumulator, " + name_of(accumulator()));
     }
     KernelLimits kernel_limits() const;
+    /// A result read back: its value and, for argmin and argmax, its index.
+    Reduction result_from_bytes(const void* bytes) const;
     void size_temporaries(const std::vector<Pass>& passes);
     void require_holds(const cl::Buffer& buffer, std::uint64_t first, std::uint64_t count,
-                       DataType type, const char* what) const;
-    /// What a pass reads: the input's values, or partials (accumulators).
-    enum class Reads { values, partials };
+                       Reads reads, const char* what) const;
     void enqueue_pass(const cl::CommandQueue& queue, const Pass& pass, Reads reads, const Piece& in,
                       const cl::Buffer& out, std::uint64_t first_out,
                       const std::vector<cl::Event>& wait, cl::Event& event);

@@ -3,6 +3,7 @@
 
 #include "clreduce/kinds.hpp"
 #include "clreduce/ops.hpp"
+#include "clreduce/segment_plan.hpp"
 #include "clreduce/types.hpp"
 
 #include <algorithm>
@@ -68,8 +69,10 @@ T combine(Op op, T a, T b) {
         case Op::prod:
             return a * b;
         case Op::min:
+        case Op::argmin: // on the pairs' values: combine_indexed()
             return nan ? a + b : std::fmin(a, b);
         case Op::max:
+        case Op::argmax:
             return nan ? a + b : std::fmax(a, b);
         case Op::nanmin:
             return std::fmin(a, b);
@@ -92,9 +95,11 @@ T combine(Op op, T a, T b) {
             return static_cast<T>(wrapped_product);
         case Op::min:
         case Op::nanmin:
+        case Op::argmin: // on the pairs' values: combine_indexed()
             return std::min(a, b);
         case Op::max:
         case Op::nanmax:
+        case Op::argmax:
             return std::max(a, b);
         case Op::any:
             return a | b;
@@ -104,6 +109,36 @@ T combine(Op op, T a, T b) {
         }
         return a & b;
     }
+}
+
+/// argmin's and argmax's pair, laid out as the kernel's accum_t (partial_size() in ops.hpp):
+/// a value of the accumulator and its index in the whole input.
+template <typename A>
+struct IndexedValue {
+    A value;
+    std::int64_t index;
+};
+
+/// The pair that argmin or argmax (`op`) keeps of a and b, as the kernel's op(): the first
+/// NaN, else the least (argmin) or greatest (argmax) value, and of equal values (-0 and +0
+/// among them) the first index: np.argmin's and np.argmax's answer in any order.
+template <typename A>
+IndexedValue<A> combine_indexed(Op op, IndexedValue<A> a, IndexedValue<A> b) {
+    const auto nan = [](A x) { return std::isnan(static_cast<double>(x)); };
+    const bool earlier = b.index < a.index;
+    bool b_wins;
+    if (nan(a.value) || nan(b.value))
+        b_wins = nan(b.value) && (!nan(a.value) || earlier);
+    else
+        b_wins = (op == Op::argmin ? b.value < a.value : b.value > a.value) ||
+                 (b.value == a.value && earlier);
+    return b_wins ? b : a;
+}
+
+/// The pair that no value loses to: the op's identity and an index past every input's.
+template <typename A>
+IndexedValue<A> indexed_identity(Op op) {
+    return {identity_of<A>(op), std::numeric_limits<std::int64_t>::max()};
 }
 
 /// A value of the host type In as the accumulator A, as the kernel's map does: 16-bit floats
@@ -151,6 +186,8 @@ struct Reference {
     double grain = 0;     // the largest power of two dividing each of them (+inf: all zero)
     // Computed on the device in index order (a user's op or map): only its value is known.
     bool in_order = false;
+    // argmin and argmax: the index of `value` (NumPy's np.argmin and np.argmax).
+    std::optional<std::int64_t> index = std::nullopt;
 };
 
 /// The values mapped to the accumulator (accumulator_for(type, op, accumulate)), reduced:
@@ -171,6 +208,19 @@ Reference host_reduce(Op op, const HostValues& values, std::uint64_t length,
 /// The same over the concatenation of `spans`, all of `type` (their origin plays no part).
 Reference host_reduce(Op op, DataType type, const std::vector<ValuesView>& spans,
                       std::optional<DataType> accumulate = {}, HostMap map = HostMap::none);
+
+/// host_reduce() of each CSR segment of `values`: segment s is values offsets[s] ...
+/// offsets[s + 1] - 1.
+std::vector<Reference> host_reduce_segments(Op op, const ValuesView& values,
+                                            const std::vector<std::uint64_t>& offsets,
+                                            std::optional<DataType> accumulate = {},
+                                            HostMap map = HostMap::none);
+
+/// host_reduce() of each result of `layout` over `values`, in the results' order (NumPy's
+/// reduce along the layout's axes).
+std::vector<Reference> host_reduce_axes(Op op, const ValuesView& values, const AxisLayout& layout,
+                                        std::optional<DataType> accumulate = {},
+                                        HostMap map = HostMap::none);
 
 /// How host_reduce computes `op` of `type` here, e.g. "std::reduce(par_unseq), TBB backend".
 std::string host_reduce_method(Op op, DataType type, std::optional<DataType> accumulate = {},

@@ -23,6 +23,10 @@ std::string_view embedded_stream_read_source();
 /// exact_sum.cl's text as the library was built with it: --exact's kernel (exact.hpp).
 std::string_view embedded_exact_kernel_source();
 
+/// segmented.cl's text as the library was built with it: the kernels of SegmentedReducer
+/// (segmented.hpp), appended to reduce.cl's text, whose declarations they use.
+std::string_view embedded_segmented_source();
+
 /// reduce.cl's text: `kernel_dir`/reduce.cl, read now, when `kernel_dir` is given (the tool's
 /// --kernels, for readers who edit the kernel), else the embedded text. Throws as
 /// read_kernel_file() does.
@@ -40,16 +44,22 @@ std::string read_kernel_file(const std::string& file_name,
 /// wrap around without signed overflow, exactly like the host reference. The user's
 /// expressions are pasted in as they are: op() is `user.reduce` for Op::custom, map() is
 /// `user.map` where given; their 4-vector forms apply them lane by lane.
+/// argmin and argmax reduce (value, index) pairs (see partial_size() in ops.hpp); `reads`
+/// says whether the program reads the input's values, which map() pairs with their indices,
+/// or partials, which are pairs already (the input type is then the accumulator's).
 std::string op_definitions(Op op, Path path, DataType input, DataType accumulator,
-                           const Expressions& user = {});
+                           const Expressions& user = {}, Reads reads = Reads::values);
 
 /// reduce.cl's text with op_definitions() appended.
 std::string complete_kernel_source(const std::string& kernel_text, Op op, Path path, DataType input,
-                                   DataType accumulator, const Expressions& user = {});
+                                   DataType accumulator, const Expressions& user = {},
+                                   Reads reads = Reads::values);
 
 /// The -D flags that give reduce.cl its types (REDUCE_INPUT, REDUCE_VALUE, REDUCE_ACCUM and
-/// their vectors) and how many values one load reads (REDUCE_VALUES_PER_LOAD).
-std::string type_options(DataType input, DataType accumulator);
+/// their vectors), how many values one load reads (REDUCE_VALUES_PER_LOAD) and, for argmin and
+/// argmax, REDUCE_INDEXED, whose partials are pairs.
+std::string type_options(DataType input, DataType accumulator, Op op = Op::sum,
+                         Reads reads = Reads::values);
 
 /// Whether a work-group and sub-group built-in computes `op` on `accumulator`.
 bool has_builtin(Op op, DataType accumulator);

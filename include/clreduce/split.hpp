@@ -47,8 +47,11 @@ SplitRun reduce_together(std::vector<DeviceShare>& shares);
 /// and differ only by timing noise, so they share their mean speed and get equal shares.
 std::vector<double> speeds_of(const std::vector<DeviceShare>& shares, const SplitRun& run);
 
-/// The shares' results combined with `op`: the whole input's.
-Scalar combined(Op op, const std::vector<Reduction>& reductions);
+/// The shares' results combined with `op`: the whole input's value and, for argmin and argmax,
+/// its index in the whole input (each share's counted from its `first`); the other fields are
+/// left empty.
+Reduction combined(Op op, const std::vector<DeviceShare>& shares,
+                   const std::vector<Reduction>& reductions);
 
 /// Shares of `length` values in proportion to `speeds` (values per microsecond, one per
 /// device), each at least one value while there are values enough; equal speeds get shares

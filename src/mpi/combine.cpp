@@ -3,6 +3,7 @@
 #include "clreduce/reference.hpp"
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -31,10 +32,17 @@ std::pair<MPI_Datatype, const char*> mpi_type() {
 /// every op (wrapping integer sums and products, NaN as each op treats it).
 template <typename T, Op op>
 void combine_like_the_kernel(void* in, void* in_out, int* count, MPI_Datatype*) {
-    const auto* from = static_cast<const T*>(in);
-    auto* into = static_cast<T*>(in_out);
-    for (int i = 0; i < *count; ++i)
-        into[i] = combine(op, from[i], into[i]);
+    if constexpr (op == Op::argmin || op == Op::argmax) { // pairs: the first index wins
+        const auto* from = static_cast<const IndexedValue<T>*>(in);
+        auto* into = static_cast<IndexedValue<T>*>(in_out);
+        for (int i = 0; i < *count; ++i)
+            into[i] = combine_indexed(op, from[i], into[i]);
+    } else {
+        const auto* from = static_cast<const T*>(in);
+        auto* into = static_cast<T*>(in_out);
+        for (int i = 0; i < *count; ++i)
+            into[i] = combine(op, from[i], into[i]);
+    }
 }
 
 /// combine_like_the_kernel<T, op>, for an op known at run time.
@@ -47,10 +55,17 @@ MPI_User_function* user_function(Op op, std::index_sequence<I...>) {
 } // namespace
 
 Combiner::Combiner(DataType accumulator, Op op)
-    : type_(accumulator) {
+    : type_(accumulator)
+    , indexed_(info(op).indexed) {
     visit_accumulator(accumulator, [&](auto value) {
         using T = decltype(value);
         std::tie(datatype_, datatype_name_) = mpi_type<T>();
+        if (indexed_) { // IndexedValue<T>'s bytes, which the user function alone reads
+            MPI_Type_contiguous(sizeof(IndexedValue<T>), MPI_BYTE, &datatype_);
+            MPI_Type_commit(&datatype_);
+            datatype_name_ += " and MPI_INT64_T index pair (" +
+                              std::to_string(sizeof(IndexedValue<T>)) + " bytes)";
+        }
         MPI_Op_create(user_function<T>(op, std::make_index_sequence<op_count>{}), 1, &op_);
     });
     op_name_ = "clreduce's " + name_of(op) + " (user-defined, commutative)";
@@ -58,14 +73,27 @@ Combiner::Combiner(DataType accumulator, Op op)
 
 Combiner::~Combiner() {
     MPI_Op_free(&op_);
+    if (indexed_)
+        MPI_Type_free(&datatype_);
 }
-Scalar Combiner::reduce_to_root(const Scalar& value, MPI_Comm comm) const {
-    unsigned char combined[sizeof(std::uint64_t)] = {};
-    const void* mine = std::visit([](const auto& held) -> const void* { return &held; }, value);
-    MPI_Reduce(mine, combined, 1, datatype_, op_, 0, comm);
+
+Reduction Combiner::reduce_to_root(const Reduction& mine, MPI_Comm comm) const {
+    // Laid out as the kernel's pair (partial_size() in ops.hpp): the value, then the index.
+    unsigned char own[2 * sizeof(std::int64_t)] = {};
+    unsigned char combined[sizeof own] = {};
+    std::visit([&](const auto& held) { std::memcpy(own, &held, sizeof held); }, mine.value);
+    if (mine.index)
+        std::memcpy(own + sizeof(std::int64_t), &*mine.index, sizeof(std::int64_t));
+    MPI_Reduce(own, combined, 1, datatype_, op_, 0, comm);
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
-    return rank == 0 ? scalar_from_bytes(type_, combined) : value;
+    if (rank != 0)
+        return mine;
+    Reduction result;
+    result.value = scalar_from_bytes(type_, combined);
+    if (indexed_)
+        result.index = index_of_pair(combined);
+    return result;
 }
 
 std::string Combiner::description() const {

@@ -1,9 +1,11 @@
 #pragma once
 // Combining the ranks' results with MPI, with clreduce's semantics: the host's combine() (the
 // op row's host twin) as a user-defined MPI op, so that integer sums and products wrap and
-// each op treats NaN as the kernel does.
+// each op treats NaN as the kernel does; argmin's and argmax's pairs (value, index in the whole
+// input) combine as the kernel's op combines them, so the first index wins whatever the ranks.
 
 #include "clreduce/kinds.hpp"
+#include "clreduce/reducer.hpp"
 #include "clreduce/types.hpp"
 
 #include <mpi.h>
@@ -19,15 +21,16 @@ public:
     Combiner(const Combiner&) = delete;
     Combiner& operator=(const Combiner&) = delete;
 
-    /// MPI_Reduce of every rank's `value` to rank 0 (a collective); the result on rank 0,
-    /// `value` elsewhere.
-    Scalar reduce_to_root(const Scalar& value, MPI_Comm comm) const;
+    /// MPI_Reduce of every rank's result (its value and, for argmin and argmax, its index) to
+    /// rank 0 (a collective); the combined result on rank 0, `mine` elsewhere.
+    Reduction reduce_to_root(const Reduction& mine, MPI_Comm comm) const;
 
     /// e.g. "MPI_UINT32_T, clreduce's sum (user-defined, commutative)".
     std::string description() const;
 
 private:
     DataType type_;
+    bool indexed_;
     MPI_Datatype datatype_;
     std::string datatype_name_;
     MPI_Op op_;

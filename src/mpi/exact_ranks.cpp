@@ -58,7 +58,8 @@ int exact_across_ranks(const Options& options, const std::optional<InputFile>& f
     std::vector<cl_long> row;
     agree.stage([&] {
         if (options.op != Op::sum || !exact_sums(options.type))
-            throw Failure(ExitCode::usage, "--exact sums float or double values (--op sum)");
+            throw Failure(ExitCode::usage,
+                          "--exact sums float, double, float16 or bfloat16 values (--op sum)");
         if (options.benchmark)
             throw Failure(ExitCode::usage, "clreduce-mpi --exact runs once: no --iterations");
         const auto values =

@@ -89,6 +89,8 @@ void fill_row(RankRow& row, const SliceReducer& slice, std::size_t uncounted, Ra
     const auto check = slice.check(uncounted);
     set_value(row.result, check.result);
     set_value(row.reference, check.reference);
+    row.result_index = check.result_index.value_or(0);
+    row.reference_index = check.reference_index.value_or(0);
     row.check = static_cast<int>(check.check);
     row.tolerance = check.tolerance;
     row.valid = check.valid;
@@ -98,7 +100,7 @@ void fill_row(RankRow& row, const SliceReducer& slice, std::size_t uncounted, Ra
 /// Rank 0: the combined check and the report; a wrong result throws
 /// Failure(ExitCode::wrong_result) once the report is out, as in clreduce.
 void report_on_root(std::ostream& out, const Options& options, const std::vector<RankRow>& rows,
-                    const Combiner& combiner, const Timing& timing, const Scalar& result) {
+                    const Combiner& combiner, const Timing& timing, const Reduction& result) {
     const auto origin = options.input ? Origin::given : Origin::drawn;
     const auto check = check_combined(accumulator_of(options), options.op, origin, rows, result);
     const auto print = options.format == Format::json ? print_json : print_text;
@@ -108,9 +110,11 @@ void report_on_root(std::ostream& out, const Options& options, const std::vector
         throw Failure(ExitCode::wrong_result, "rank " + std::to_string(check.wrong_ranks.front()) +
                                                   "'s slice differs from its host reference");
     if (!check.valid)
-        throw Failure(ExitCode::wrong_result, "the combined result " + to_string(result) +
-                                                  " differs from the combined host references " +
-                                                  to_string(check.reference));
+        throw Failure(ExitCode::wrong_result,
+                      "the combined result " + to_string(result.value) +
+                          (result.index ? " at index " + std::to_string(*result.index) : "") +
+                          " differs from the combined host references " +
+                          to_string(check.reference));
 }
 
 bool asked_for_help(int argc, char* argv[]) {
@@ -183,11 +187,11 @@ int reduce_across_ranks(int argc, char* argv[], std::ostream& out) {
     const std::size_t uncounted = options->cold ? 0 : 1;
     std::vector<double> combine_us;
     std::vector<double> whole_us;
-    Scalar result;
+    Reduction result;
     for (std::size_t run = 0; run < uncounted + options->iterations; ++run) {
         MPI_Barrier(MPI_COMM_WORLD);
         const auto started = std::chrono::steady_clock::now();
-        Scalar mine;
+        Reduction mine;
         agree.stage([&] { mine = slice->reduce(); }); // also the barrier before the combine
         const auto combining = std::chrono::steady_clock::now();
         result = combiner.reduce_to_root(mine, MPI_COMM_WORLD);

@@ -36,8 +36,29 @@ double combined_tolerance(DataType type, const std::vector<RankRow>& rows) {
     return tolerance + additions_u / (1 - additions_u) * magnitudes;
 }
 
-std::string verdict(const CombinedCheck& check) {
-    const auto expected = to_string(check.reference);
+/// A result as the report reads it: the value, and for argmin and argmax its index.
+std::string with_index(Op op, const Scalar& value, std::optional<std::int64_t> index) {
+    return result_text(op, value) + (index ? " at index " + std::to_string(*index) : "");
+}
+
+/// argmin's or argmax's pairs of the ranks' references, combined as the kernel combines them.
+Reduction combined_pairs(DataType type, Op op, const std::vector<RankRow>& rows) {
+    return visit_accumulator(type, [&](auto zero) {
+        using A = decltype(zero);
+        auto pair = indexed_identity<A>(op);
+        for (const auto& row : rows)
+            pair = combine_indexed<A>(
+                op, pair,
+                {std::get<A>(scalar_from_bytes(type, row.reference)), row.reference_index});
+        Reduction combined;
+        combined.value = pair.value;
+        combined.index = pair.index;
+        return combined;
+    });
+}
+
+std::string verdict(Op op, const CombinedCheck& check) {
+    const auto expected = with_index(op, check.reference, check.reference_index);
     if (check.check == Check::unchecked)
         return " (not checked: a rank's slice was not; the ranks' combined host references give " +
                expected + ")";
@@ -95,13 +116,19 @@ std::vector<RankRow> gather_rows(const RankRow& mine, MPI_Comm comm) {
 }
 
 CombinedCheck check_combined(DataType type, Op op, Origin origin, const std::vector<RankRow>& rows,
-                             const Scalar& result) {
+                             const Reduction& device) {
+    const auto& result = device.value;
     CombinedCheck combined;
     combined.reference = scalar_from_bytes(type, rows.front().reference);
+    if (info(op).indexed) {
+        const auto pairs = combined_pairs(type, op, rows);
+        combined.reference = pairs.value;
+        combined.reference_index = pairs.index;
+    }
     bool exact = true;
     for (std::size_t rank = 0; rank < rows.size(); ++rank) {
         const auto& row = rows[rank];
-        if (rank > 0)
+        if (rank > 0 && !info(op).indexed)
             combined.reference =
                 combine_scalars(op, combined.reference, scalar_from_bytes(type, row.reference));
         if (!row.valid)
@@ -123,15 +150,18 @@ CombinedCheck check_combined(DataType type, Op op, Origin origin, const std::vec
         combined.check == Check::bound
             ? std::fabs(as_double(result) - as_double(combined.reference)) <= combined.tolerance
             : combined.check == Check::unchecked || same_value(result, combined.reference);
-    combined.valid = matches && combined.wrong_ranks.empty();
+    combined.valid =
+        matches && device.index == combined.reference_index && combined.wrong_ranks.empty();
     return combined;
 }
 
 void print_text(std::ostream& out, const Options& options, const std::vector<RankRow>& rows,
-                const std::string& combine, const Timing& timing, const Scalar& result,
+                const std::string& combine, const Timing& timing, const Reduction& result,
                 const CombinedCheck& check) {
-    if (options.verbosity == Verbosity::quiet) {
-        out << result_text(options.op, result) << '\n';
+    if (options.verbosity == Verbosity::quiet) { // argmin's and argmax's index, as np.argmax's
+        out << (result.index ? std::to_string(*result.index)
+                             : result_text(options.op, result.value))
+            << '\n';
         return;
     }
     out << "clreduce-mpi " << CLREDUCE_VERSION << ": " << name_of(options.op) << " of "
@@ -148,13 +178,15 @@ void print_text(std::ostream& out, const Options& options, const std::vector<Ran
         << combine << ") to rank 0\n"
         << "whole    " << timing_text(timing.whole_us, timing.repeated)
         << ", from a barrier to the combined result on rank 0\n"
-        << "result   " << result_text(options.op, result) << verdict(check) << '\n';
+        << "result   " << with_index(options.op, result.value, result.index)
+        << verdict(options.op, check) << '\n';
 }
 
 void print_json(std::ostream& out, const Options& options, const std::vector<RankRow>& rows,
-                const std::string& combine, const Timing& timing, const Scalar& result,
+                const std::string& combine, const Timing& timing, const Reduction& result,
                 const CombinedCheck& check) {
     const auto accumulator = accumulator_of(options);
+    const bool indexed = info(options.op).indexed;
     out << "{\"clreduce_version\": " << json_string(CLREDUCE_VERSION)
         << ", \"ranks\": " << rows.size() << ", \"op\": " << json_string(name_of(options.op))
         << ", \"type\": " << json_string(name_of(options.type))
@@ -174,8 +206,11 @@ void print_json(std::ostream& out, const Options& options, const std::vector<Ran
             << ", \"span_us_median\": " << fixed(row.span_us_median) << ", \"result\": "
             << json_string(result_text(options.op, scalar_from_bytes(accumulator, row.result)))
             << ", \"reference\": "
-            << json_string(result_text(options.op, scalar_from_bytes(accumulator, row.reference)))
-            << ", \"check\": " << json_string(name_of(static_cast<Check>(row.check)))
+            << json_string(result_text(options.op, scalar_from_bytes(accumulator, row.reference)));
+        if (indexed)
+            out << ", \"index\": " << row.result_index
+                << ", \"reference_index\": " << row.reference_index;
+        out << ", \"check\": " << json_string(name_of(static_cast<Check>(row.check)))
             << ", \"valid\": " << (row.valid ? "true" : "false") << "}";
     }
     out << "], \"combine\": " << json_string("MPI_Reduce (" + combine + ")")
@@ -183,9 +218,12 @@ void print_json(std::ostream& out, const Options& options, const std::vector<Ran
         << ", \"combine_us_median\": " << fixed(timing.combine_us.median)
         << ", \"whole_us_min\": " << fixed(timing.whole_us.min)
         << ", \"whole_us_median\": " << fixed(timing.whole_us.median)
-        << ", \"result\": " << json_string(result_text(options.op, result))
-        << ", \"reference\": " << json_string(result_text(options.op, check.reference))
-        << ", \"check\": " << json_string(name_of(check.check))
+        << ", \"result\": " << json_string(result_text(options.op, result.value))
+        << ", \"reference\": " << json_string(result_text(options.op, check.reference));
+    if (indexed)
+        out << ", \"index\": " << *result.index
+            << ", \"reference_index\": " << *check.reference_index;
+    out << ", \"check\": " << json_string(name_of(check.check))
         << ", \"bound\": " << to_string(check.tolerance)
         << ", \"valid\": " << (check.valid ? "true" : "false") << "}\n";
 }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <mpi.h>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct RankRow {
     double span_us_median = 0;
     unsigned char result[8] = {}; // the slice's first counted result, of the run's type
     unsigned char reference[8] = {};
+    // argmin and argmax: the indices of both in the whole input (else 0).
+    std::int64_t result_index = 0;
+    std::int64_t reference_index = 0;
     int check = 0; // Check
     double tolerance = 0;
     int valid = 1;
@@ -51,13 +55,14 @@ std::vector<RankRow> gather_rows(const RankRow& mine, MPI_Comm comm);
 /// was.
 struct CombinedCheck {
     Scalar reference;
+    std::optional<std::int64_t> reference_index; // argmin and argmax
     Check check = Check::exact;
     double tolerance = 0;
     bool valid = true;
     std::vector<int> wrong_ranks; // ranks whose slice missed its own host reference
 };
 CombinedCheck check_combined(DataType type, Op op, Origin origin, const std::vector<RankRow>& rows,
-                             const Scalar& result);
+                             const Reduction& result);
 
 /// The figures rank 0 prints beside the rows.
 struct Timing {
@@ -67,10 +72,10 @@ struct Timing {
 };
 
 void print_text(std::ostream& out, const Options& options, const std::vector<RankRow>& rows,
-                const std::string& combine, const Timing& timing, const Scalar& result,
+                const std::string& combine, const Timing& timing, const Reduction& result,
                 const CombinedCheck& check);
 void print_json(std::ostream& out, const Options& options, const std::vector<RankRow>& rows,
-                const std::string& combine, const Timing& timing, const Scalar& result,
+                const std::string& combine, const Timing& timing, const Reduction& result,
                 const CombinedCheck& check);
 
 } // namespace clreduce::mpi

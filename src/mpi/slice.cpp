@@ -57,16 +57,19 @@ struct SliceReducer::Engine {
 
 SliceReducer::SliceReducer(const SelectedDevice& device, const Options& options,
                            const std::optional<ValuesView>& file, RankSlice slice)
-    : identity_(visit_accumulator(accumulator_of(options), [&](auto value) {
-        return Scalar(identity_of<decltype(value)>(options.op));
-    })) {
+    : first_(static_cast<std::int64_t>(slice.first)) {
+    visit_accumulator(accumulator_of(options), [&](auto value) {
+        identity_.value = identity_of<decltype(value)>(options.op);
+        if (info(options.op).indexed)
+            identity_.index = indexed_identity<decltype(value)>(options.op).index;
+    });
     if (slice.length > 0)
         engine_ = std::make_unique<Engine>(device, options, file, slice);
 }
 
 SliceReducer::~SliceReducer() = default;
 
-Scalar SliceReducer::reduce() {
+Reduction SliceReducer::reduce() {
     if (!engine_) {
         spans_.push_back(0);
         return identity_;
@@ -75,7 +78,13 @@ Scalar SliceReducer::reduce() {
     engine.runs.push_back(engine.reducer.reduce_timed(engine.device_queue.queue,
                                                       engine.input.prefix(engine.values.length)));
     spans_.push_back(engine.runs.back().span_us);
-    return engine.runs.back().value;
+    auto result = engine.runs.back();
+    result.index = in_whole(result.index);
+    return result;
+}
+
+std::optional<std::int64_t> SliceReducer::in_whole(std::optional<std::int64_t> index) const {
+    return index ? std::optional(*index + first_) : std::nullopt;
 }
 
 std::vector<double> SliceReducer::span_us(std::size_t uncounted) const {
@@ -84,7 +93,13 @@ std::vector<double> SliceReducer::span_us(std::size_t uncounted) const {
 
 SliceCheck SliceReducer::check(std::size_t uncounted) const {
     if (!engine_)
-        return {identity_, identity_, Check::exact, 0, true};
+        return {identity_.value,
+                identity_.value,
+                identity_.index,
+                identity_.index,
+                Check::exact,
+                0,
+                true};
     const auto& engine = *engine_;
     auto measurement = Measurement::of(engine.reducer, engine.values.length);
     measurement.runs.assign(engine.runs.begin() + static_cast<std::ptrdiff_t>(uncounted),
@@ -98,8 +113,14 @@ SliceCheck SliceReducer::check(std::size_t uncounted) const {
                 host_map(engine.reducer.policy().recipe.user.map).value_or(HostMap::none));
         },
         engine.values.origin);
-    return {measurement.runs.front().value, measurement.expected.value, measurement.check,
-            measurement.tolerance, measurement.valid()};
+    // The slice's indices count from its start on both sides; the report gives them whole.
+    return {measurement.runs.front().value,
+            measurement.expected.value,
+            in_whole(measurement.runs.front().index),
+            in_whole(measurement.expected.index),
+            measurement.check,
+            measurement.tolerance,
+            measurement.valid()};
 }
 
 std::string SliceReducer::setup() const {

@@ -20,6 +20,9 @@ namespace clreduce::mpi {
 struct SliceCheck {
     Scalar result; // the first counted reduction's
     Scalar reference;
+    // argmin and argmax: the indices of both, counted from the start of the whole input.
+    std::optional<std::int64_t> result_index;
+    std::optional<std::int64_t> reference_index;
     Check check = Check::exact;
     double tolerance = 0; // with Check::bound
     bool valid = true;
@@ -35,8 +38,10 @@ public:
                  const std::optional<ValuesView>& file, RankSlice slice);
     ~SliceReducer();
 
-    /// One reduction of the slice; an empty slice gives the op's identity. Kept for check().
-    Scalar reduce();
+    /// One reduction of the slice: its value and, for argmin and argmax, its index in the whole
+    /// input; an empty slice gives the op's identity (and an index past every value's). Kept
+    /// for check().
+    Reduction reduce();
     /// Device spans of the counted reductions (those after `uncounted` first ones).
     std::vector<double> span_us(std::size_t uncounted) const;
     /// The first counted reduction's result against the slice's host reference.
@@ -45,9 +50,11 @@ public:
     std::string setup() const;
 
 private:
+    std::optional<std::int64_t> in_whole(std::optional<std::int64_t> slice_index) const;
     struct Engine;
     std::unique_ptr<Engine> engine_; // null for an empty slice
-    Scalar identity_;
+    Reduction identity_;
+    std::int64_t first_ = 0; // the slice's first value's index in the whole input
     std::vector<double> spans_;
 };
 

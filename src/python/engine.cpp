@@ -56,7 +56,10 @@ Recipe recipe_for(DataType type, Op op, const std::optional<std::string>& accumu
     return recipe;
 }
 
-nb::object to_python(const Scalar& value) {
+/// The result as NumPy gives it: argmin's and argmax's index, else the value.
+nb::object to_python(const Reduction& result) {
+    if (result.index)
+        return nb::int_(*result.index);
     return std::visit(
         [](auto number) -> nb::object {
             if constexpr (std::is_floating_point_v<decltype(number)>)
@@ -64,7 +67,7 @@ nb::object to_python(const Scalar& value) {
             else
                 return nb::int_(number);
         },
-        value);
+        result.value);
 }
 
 } // namespace
@@ -109,15 +112,15 @@ nb::object Engine::reduce_host(Handle queue, const HostArray& values) {
                     "the array's values are not " + name_of(reducer_.type()) + " values");
     const ValuesView view(reducer_.type(), values.data(), values.size(), Origin::given);
     const auto command_queue = retained<cl::CommandQueue>(queue);
-    Scalar value;
+    Reduction result;
     {
         nb::gil_scoped_release unlocked;
         const std::lock_guard<std::mutex> lock(mutex_);
         const auto stream = make_host_stream(reducer_, command_queue, view, 0, view.length,
                                              stream_chunk(reducer_, view.length), 0);
-        value = stream->reduce(view.length).reduction.value;
+        result = stream->reduce(view.length).reduction;
     }
-    return to_python(value);
+    return to_python(result);
 }
 
 nb::object Engine::reduce_buffer(Handle queue, Handle buffer, std::uint64_t first,
@@ -125,16 +128,16 @@ nb::object Engine::reduce_buffer(Handle queue, Handle buffer, std::uint64_t firs
     const auto command_queue = retained<cl::CommandQueue>(queue);
     const auto input = retained<cl::Buffer>(buffer);
     auto events = retained_events(wait);
-    Scalar value;
+    Reduction result;
     {
         nb::gil_scoped_release unlocked;
         const std::lock_guard<std::mutex> lock(mutex_);
         // The blocking call takes no events: on an in-order queue, a marker holds it back.
         if (!events.empty())
             command_queue.enqueueMarkerWithWaitList(&events);
-        value = reducer_.reduce(command_queue, input, first, count);
+        result = reducer_.reduce_timed(command_queue, {{input, count, first}}); // with the index
     }
-    return to_python(value);
+    return to_python(result);
 }
 
 Handle Engine::enqueue(Handle queue, Handle buffer, std::uint64_t first, std::uint64_t count,

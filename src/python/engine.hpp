@@ -54,7 +54,7 @@ public:
     std::string accumulator() const;
 
     /// The `values`' reduction, copied to the device in chunks on `queue` (or read where they
-    /// are, on a CPU device): an int or a float.
+    /// are, on a CPU device): an int or a float; for argmin and argmax the index, an int.
     nb::object reduce_host(Handle queue, const HostArray& values);
     /// The reduction of `count` values of `buffer` from value `first` on, on `queue` after the
     /// events `wait`; blocks for the value.

@@ -175,18 +175,12 @@ private:
     std::size_t at_ = 0;
 };
 
-std::string shape_text(const std::vector<std::uint64_t>& shape) {
-    std::string text = "(";
-    for (std::size_t i = 0; i < shape.size(); ++i)
-        text += (i == 0 ? "" : ", ") + std::to_string(shape[i]);
-    return text + (shape.size() == 1 ? ",)" : ")");
-}
-
 /// Where the values are in a mapped file, and of what type.
 struct Layout {
     DataType type;
     std::uint64_t offset; // bytes before the first value
     std::uint64_t length; // values
+    Shape shape;          // a raw file's: one axis
 };
 
 template <typename Word>
@@ -234,7 +228,7 @@ Layout npy_layout(const unsigned char* bytes, std::uint64_t size) {
                   " needs " + std::to_string(length) + " values after byte " +
                   std::to_string(offset) + ", the file holds " +
                   std::to_string((size - offset) / value_size));
-    return {type, offset, length};
+    return {type, offset, length, {header.shape, header.fortran_order ? Order::fortran : Order::c}};
 }
 
 Layout raw_layout(std::optional<DataType> given, std::uint64_t size) {
@@ -248,7 +242,7 @@ Layout raw_layout(std::optional<DataType> given, std::uint64_t size) {
         bad_input(std::to_string(size) + " bytes, not a whole number of " +
                   std::to_string(value_size) + "-byte " + name_of(type) +
                   " values (a raw file of --data-type; .npy files start with \\x93NUMPY)");
-    return {type, 0, size / value_size};
+    return {type, 0, size / value_size, {{size / value_size}, Order::c}};
 }
 
 bool ends_with(const std::string& text, std::string_view suffix) {
@@ -330,6 +324,13 @@ DataType npy_type(const std::string& descr) {
     bad_input("unsupported dtype '" + descr + "'; clreduce reads " + npy_dtypes());
 }
 
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+    std::string text = "(";
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        text += (i == 0 ? "" : ", ") + std::to_string(shape[i]);
+    return text + (shape.size() == 1 ? ",)" : ")");
+}
+
 std::uint64_t values_in(const std::vector<std::uint64_t>& shape) {
     std::uint64_t count = 1;
     for (const auto size : shape) {
@@ -371,6 +372,7 @@ InputFile::InputFile(const std::string& path, std::optional<DataType> raw_type)
         }
         const auto layout = layout_of(path, bytes, size, raw_type);
         values_ = {layout.type, bytes + layout.offset, layout.length, Origin::given};
+        shape_ = layout.shape;
     } catch (const Failure& failure) { // a usage error stays one, with the file named
         throw Failure(failure.code(), "--input '" + path + "': " + failure.what());
     }
@@ -384,10 +386,12 @@ std::optional<InputFile> open_input(Options& options) {
                                   options.type_given ? std::optional(options.type) : std::nullopt);
     const auto values = file->values();
     if (values.length == 0 && !empty_gives_identity(options.op)) // NumPy's words for it
-        throw Failure(ExitCode::input_data, "--input '" + path +
-                                                "' holds no values: zero-size array to reduction "
-                                                "operation " +
-                                                name_of(options.op) + " which has no identity");
+        throw Failure(ExitCode::input_data,
+                      "--input '" + path + "' holds no values: " +
+                          (info(options.op).indexed
+                               ? "attempt to get " + name_of(options.op) + " of an empty sequence"
+                               : "zero-size array to reduction operation " + name_of(options.op) +
+                                     " which has no identity"));
     if (options.type_given && values.type != options.type)
         throw Failure(ExitCode::usage,
                       "--data-type " + name_of(options.type) + " disagrees with --input '" + path +

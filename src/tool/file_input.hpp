@@ -4,6 +4,7 @@
 // magic, names its type and shape in its header; any other file is raw little-endian values
 // of --data-type.
 
+#include "clreduce/segment_plan.hpp"
 #include "clreduce/types.hpp"
 #include "tool/options.hpp"
 
@@ -36,6 +37,9 @@ NpyHeader parse_npy_header(std::string_view text);
 /// other dtype, big-endian ones ('>') included.
 DataType npy_type(const std::string& descr);
 
+/// A shape as Python writes a tuple: "(3, 4)", "(1000,)", "()".
+std::string shape_text(const std::vector<std::uint64_t>& shape);
+
 /// How many values a shape holds: the product of its sizes, 1 for (). Throws
 /// Failure(ExitCode::input_data) past 2^64 - 1.
 std::uint64_t values_in(const std::vector<std::uint64_t>& shape);
@@ -53,6 +57,8 @@ public:
 
     /// The file's values, Origin::given.
     ValuesView values() const { return values_; }
+    /// The .npy header's shape and order; a raw file's values are one axis.
+    const Shape& shape() const { return shape_; }
 
 private:
     struct Unmap {
@@ -61,6 +67,7 @@ private:
     };
     std::unique_ptr<void, Unmap> mapping_;
     ValuesView values_;
+    Shape shape_;
 };
 
 /// --input: the file mapped, and `options` made to fit it: their type becomes the file's (an

@@ -7,7 +7,8 @@
 // (settling the finish: more passes, or the last work-group), then run the reduction on a
 // profiling queue and validate it. The input lives on the device (in one buffer or several)
 // or streams from host memory (--host-input); a device list (-d 0,1) splits it across
-// devices. A file (--input) is mapped and checked before any OpenCL call.
+// devices. A file (--input) is mapped and checked before any OpenCL call. --axis reduces
+// along axes instead, to an array of results (run_axes).
 //
 // The steps with a clreduce/ header are the engine's (the library any program may use); those
 // with a tool/ header are this command-line tool's own.
@@ -39,6 +40,10 @@ ExitCode reduce_as_asked(int argc, char* argv[], std::ostream& out) {
         return ExitCode::success;
     }
     const auto file = open_input(*options); // its type and length become the options'
+    if (!options->axes.empty())             // along axes: an array of results (docs/axes.md)
+        return run_axes(select_devices(options->triplet), *options,
+                        file ? std::optional(file->values()) : std::nullopt,
+                        file ? std::optional(file->shape()) : std::nullopt, out);
     if (options->length == 0) // a file without values: their sum is 0, no device needed
         return answer_empty_sum(*options, out);
     const auto values = file ? std::optional(file->values()) : std::nullopt;

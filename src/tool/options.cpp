@@ -109,6 +109,32 @@ const std::vector<std::pair<std::string, std::optional<Path>>> paths = {
     {"tree", Path::tree},
 };
 
+/// The entries of `text` between `separator`s; an empty one is refused, naming `option`.
+std::vector<std::string> split_entries(const std::string& text, char separator,
+                                       const std::string& option) {
+    std::vector<std::string> entries;
+    std::size_t begin = 0;
+    while (true) {
+        const auto end = text.find(separator, begin);
+        entries.push_back(text.substr(begin, end == std::string::npos ? end : end - begin));
+        if (entries.back().empty())
+            usage_error(option + " '" + text + "' has an empty entry");
+        if (end == std::string::npos)
+            return entries;
+        begin = end + 1;
+    }
+}
+
+/// Refuses a shape whose values overflow 64 bits.
+void values_in_shape(const std::vector<std::uint64_t>& shape, const std::string& text) {
+    std::uint64_t values = 1;
+    for (const auto extent : shape) {
+        if (values > std::numeric_limits<std::uint64_t>::max() / extent)
+            usage_error("--shape '" + text + "' holds more than 2^64 - 1 values");
+        values *= extent;
+    }
+}
+
 /// Pairs of flags that contradict each other, checked after parsing.
 void refuse_conflicts(const std::vector<std::pair<const TCLAP::Arg*, const TCLAP::Arg*>>& pairs) {
     for (const auto& [first, second] : pairs)
@@ -185,6 +211,10 @@ constexpr const char* combination_rule =
     "--allow-unreported an explicit --strategy, a raw --input file --data-type; --exact has "
     "its own kernel, so not with --strategy, --finish, --factor, --sweep, --map, --reduce or "
     "--accumulate. "
+    "--axis reduces along axes with its values on the devices, so not with --sweep, "
+    "--host-input, --max-buffer, --exact, --reduce or --kernels; --shape and --output need "
+    "--axis, "
+    "and --shape replaces -l. "
     "--name=value is read as --name value.";
 
 } // namespace
@@ -196,25 +226,39 @@ std::uint64_t parse_count(const std::string& text, const std::string& what) {
     return value;
 }
 
+std::vector<int> parse_axes(const std::string& text) {
+    std::vector<int> axes;
+    for (const auto& entry : split_entries(text, ',', "--axis")) {
+        int axis = 0;
+        const auto [end, error] = std::from_chars(entry.data(), entry.data() + entry.size(), axis);
+        if (error != std::errc() || end != entry.data() + entry.size())
+            usage_error("--axis '" + text + "': '" + entry + "' is not an axis (an integer)");
+        if (std::find(axes.begin(), axes.end(), axis) != axes.end())
+            usage_error("--axis '" + text + "' names axis " + entry + " twice");
+        axes.push_back(axis);
+    }
+    return axes;
+}
+
+std::vector<std::uint64_t> parse_shape(const std::string& text) {
+    std::vector<std::uint64_t> shape;
+    for (const auto& entry : split_entries(text, 'x', "--shape"))
+        shape.push_back(parse_count(entry, "--shape '" + text + "': extent"));
+    values_in_shape(shape, text);
+    return shape;
+}
+
 void parse_device_list(const std::string& text, DeviceTriplet& triplet) {
     triplet.all = text == "all";
     triplet.devices.clear();
     if (triplet.all)
         return;
-    std::size_t begin = 0;
-    while (true) {
-        const auto comma = text.find(',', begin);
-        const auto entry = text.substr(begin, comma == std::string::npos ? comma : comma - begin);
-        if (entry.empty())
-            usage_error("--device '" + text + "' has an empty entry");
+    for (const auto& entry : split_entries(text, ',', "--device")) {
         const auto index = parse_index(entry, "--device");
         if (std::find(triplet.devices.begin(), triplet.devices.end(), index) !=
             triplet.devices.end())
             usage_error("--device '" + text + "' names device " + entry + " twice");
         triplet.devices.push_back(index);
-        if (comma == std::string::npos)
-            return;
-        begin = comma + 1;
     }
 }
 
@@ -232,6 +276,17 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     // TCLAP lists arguments in reverse order of creation; create them bottom-up.
     TCLAP::SwitchArg help("h", "help", "Print this help, then exit", cmd);
     TCLAP::SwitchArg version("", "version", "Print the version, then exit", cmd);
+    TCLAP::ValueArg<std::string> output("", "output",
+                                        "With --axis: write the result array to this .npy file",
+                                        false, "", "file", cmd);
+    TCLAP::ValueArg<std::string> shape(
+        "", "shape", "With --axis: the random input's shape, e.g. 4096x65536 (not with -l)", false,
+        "", "shape", cmd);
+    TCLAP::ValueArg<std::string> axis(
+        "", "axis",
+        "Reduce along these axes (NumPy's axis=; -1 the last; 0,1 several adjacent ones): the "
+        "result is an array of the other axes",
+        false, "", "axes", cmd);
     TCLAP::ValueArg<std::string> kernel_dir(
         "", "kernels", "Read reduce.cl from this folder instead of the copy built in", false, "",
         "folder", cmd);
@@ -387,7 +442,21 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
                       {&exact, &factor},
                       {&exact, &map},
                       {&exact, &reduce},
-                      {&exact, &accumulate}});
+                      {&exact, &accumulate},
+                      {&shape, &length},
+                      {&shape, &input},
+                      // What reduces along axes: its values on the devices, the
+                      // built-in ops checked on the host (docs/axes.md).
+                      {&axis, &sweep},
+                      {&axis, &host_input},
+                      {&axis, &max_buffer},
+                      {&axis, &exact},
+                      {&axis, &reduce},
+                      {&axis, &kernel_dir}});
+    for (const auto* needs_axis : {&shape, &output})
+        if (needs_axis->isSet() && !axis.isSet())
+            usage_error("--" + needs_axis->getName() + " needs --axis");
+
     if (reduce.isSet() != identity.isSet())
         usage_error("--reduce and --identity go together");
     for (const auto* expression : {&reduce, &identity, &map})
@@ -412,6 +481,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     if (map.isSet() && info(options.op).map)
         usage_error("-o " + op.getValue() + " maps each value to x != 0 itself: no --map");
     options.type = choose(data_type.getValue(), data_types(), "data type");
+    if (accumulate.isSet() && info(options.op).indexed)
+        usage_error("-o " + op.getValue() + " gives the extreme value as it is: no --accumulate");
     if (accumulate.isSet())
         options.accumulate = choose(accumulate.getValue(), data_types(), "accumulator");
     options.type_given = data_type.isSet();
@@ -468,6 +539,17 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
                         : verbose.isSet() ? Verbosity::verbose
                                           : Verbosity::normal;
     options.kernel_dir = kernel_dir.getValue();
+    if (axis.isSet())
+        options.axes = parse_axes(axis.getValue());
+    if (shape.isSet()) {
+        options.shape = parse_shape(shape.getValue());
+        options.length = 1;
+        for (const auto extent : options.shape)
+            options.length *= extent;
+    }
+    if (output.isSet() && output.getValue().empty())
+        usage_error("--output '' names no file");
+    options.output = output.getValue();
     return options;
 }
 

@@ -60,6 +60,11 @@ struct Options {
     Format format = Format::text;
     Verbosity verbosity = Verbosity::normal;
     std::string kernel_dir; // empty: the kernel built into the library
+    // --axis: the axes to reduce (NumPy's numbers, negative from the end); empty: all values
+    // to one. --shape: the random input's extents (else one axis of --length values).
+    std::vector<int> axes;
+    std::vector<std::uint64_t> shape;
+    std::string output; // --output: where the result array goes, a .npy file
 };
 
 /// Parses and validates the command line. Returns nothing when --help or --version was
@@ -68,6 +73,14 @@ std::optional<Options> parse_options(int argc, const char* const* argv);
 
 /// A positive decimal count, or a power of two written 2^N; `what` names it in errors.
 std::uint64_t parse_count(const std::string& text, const std::string& what);
+
+/// `--axis`: integers separated by commas, each at most once; throws Failure(ExitCode::usage)
+/// otherwise (whether the array has such an axis is checked against its shape).
+std::vector<int> parse_axes(const std::string& text);
+
+/// `--shape`: extents separated by 'x' (4096x65536), each a count; throws
+/// Failure(ExitCode::usage) otherwise.
+std::vector<std::uint64_t> parse_shape(const std::string& text);
 
 /// `-d`: "all", or indices separated by commas, each at most once; throws
 /// Failure(ExitCode::usage) otherwise.

@@ -91,7 +91,9 @@ std::string timing_text(const Statistic& us, std::uint64_t bytes, bool repeated)
 }
 
 void print_result(std::ostream& out, const Measurement& measurement) {
-    out << "result          " << measurement.result_text() << verdict(measurement) << '\n';
+    const auto& index = measurement.runs.front().index;
+    out << "result          " << measurement.result_text()
+        << (index ? " at index " + std::to_string(*index) : "") << verdict(measurement) << '\n';
 }
 
 void print_title(std::ostream& out, const Options& options) {
@@ -232,7 +234,7 @@ void print_outcome(std::ostream& out, const Measurement& measurement,
     if (options.format == Format::json)
         print_json(out, measurement, selected, reducer, options, host_input);
     else if (options.verbosity == Verbosity::quiet)
-        out << measurement.result_text() << '\n';
+        out << measurement.answer_text() << '\n';
     else if (host_input)
         print_host_input(out, measurement, *host_input);
     else
@@ -246,7 +248,7 @@ void print_split(std::ostream& out, const std::vector<DeviceShare>& shares,
         return;
     }
     if (options.verbosity == Verbosity::quiet) {
-        out << figures.whole.result_text() << '\n';
+        out << figures.whole.answer_text() << '\n';
         return;
     }
     print_title(out, options);
@@ -370,6 +372,13 @@ JsonObject& json_result(JsonObject& object, const Measurement& measurement) {
         .text("result", measurement.result_text())
         .member("reference", unless_skipped(json_string(
                                  result_text(measurement.op, measurement.expected.value))));
+    if (info(measurement.op).indexed) { // argmin and argmax: the value's index beside it
+        const auto index_json = [](std::optional<std::int64_t> index) {
+            return index ? std::to_string(*index) : std::string("null");
+        };
+        object.member("index", index_json(measurement.runs.front().index))
+            .member("reference_index", unless_skipped(index_json(measurement.expected.index)));
+    }
     if (checked)
         object.precise("error", measurement.largest_error());
     else

@@ -102,12 +102,16 @@ void refuse_past_host_memory(std::uint64_t length, std::size_t value_size) {
 }
 
 void refuse_wrong_result(const Measurement& measurement) {
-    for (const auto& value : measurement.results())
-        if (!measurement.matches(value))
+    const auto text = [](const Scalar& value, std::optional<std::int64_t> index) {
+        return to_string(value) + (index ? " at index " + std::to_string(*index) : "");
+    };
+    for (const auto& run : measurement.results())
+        if (!measurement.matches(run))
             throw Failure(ExitCode::wrong_result,
                           "wrong result for length " + std::to_string(measurement.length) +
-                              ": the device gave " + to_string(value) + ", the host reference is " +
-                              to_string(measurement.expected.value) +
+                              ": the device gave " + text(run.value, run.index) +
+                              ", the host reference is " +
+                              text(measurement.expected.value, measurement.expected.index) +
                               (measurement.check == Check::bound
                                    ? " (bound " + to_string(measurement.tolerance) + ")"
                                    : ""));

@@ -54,6 +54,15 @@ ExitCode run_split(const std::vector<SelectedDevice>& devices, const Options& op
 ExitCode run_exact(const std::vector<SelectedDevice>& devices, const Options& options,
                    const std::optional<ValuesView>& file, std::ostream& out);
 
+/// --axis: reduces `file`'s values (of `file_shape`, its .npy shape) or random ones of
+/// --shape (else one axis of --length) along options.axes, the blocks of the array (what
+/// lies before the reduced axes) split among `devices`, checks every result against the
+/// host's (unless --no-check), writes them to --output and prints them (exit 9 for an axis
+/// the file has not, 2 for one --shape has not).
+ExitCode run_axes(const std::vector<SelectedDevice>& devices, const Options& options,
+                  const std::optional<ValuesView>& file, const std::optional<Shape>& file_shape,
+                  std::ostream& out);
+
 /// `reference`, the host's reduction to check against, or none with --no-check, which makes
 /// check_against skip the check.
 std::function<Reference()> reference_unless_skipped(const Options& options,

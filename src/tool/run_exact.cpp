@@ -112,8 +112,9 @@ ExactRun run_once(std::vector<ExactShare>& shares, DataType type, std::uint64_t 
 
 void refuse_inexact_op(const Options& options) {
     if (options.op != Op::sum || !exact_sums(options.type))
-        throw Failure(ExitCode::usage, "--exact sums float or double values (--op sum), not " +
-                                           name_of(options.op) + " of " + name_of(options.type));
+        throw Failure(ExitCode::usage,
+                      "--exact sums float, double, float16 or bfloat16 values (--op sum), not " +
+                          name_of(options.op) + " of " + name_of(options.type));
 }
 
 /// The exact kernel's text: exact_sum.cl from --kernels, or the copy built in.

@@ -102,7 +102,9 @@ Measurement measure_whole(const std::vector<DeviceShare>& shares,
     auto whole = Measurement::of(*shares.front().reducer, options.length);
     for (const auto& run : runs) {
         Reduction reduction = run.reductions.front();
-        reduction.value = combined(options.op, run.reductions);
+        const auto whole_result = combined(options.op, shares, run.reductions);
+        reduction.value = whole_result.value;
+        reduction.index = whole_result.index;
         reduction.host_us = run.host_us;
         whole.runs.push_back(reduction);
     }

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """--exact against an independent oracle: Python's exact rational arithmetic.
 
-For each adversarial input (huge cancellation, magnitudes from subnormals to the largest
-value, ties to even, all-equal values, alternating signs, overflow, NaN and infinities),
-writes the values as a raw file, computes their exact sum with fractions.Fraction rounded
-once to nearest even in the file's type, and runs `clreduce --exact --input file -q` in
-every layout: work-group sizes, buffers (--max-buffer), host-input chunks (--chunk), and a
-split across two devices where POCL_DEVICES="pthread pthread" gives them. Every run must
-print the oracle's bits. With --mutants DIR, each folder in DIR holds a broken exact_sum.cl
-that must make clreduce exit 1 on each input with cancellation.
+For each adversarial input of float, double, float16 and bfloat16 values (huge
+cancellation, magnitudes from subnormals to the largest value, ties to even, all-equal
+values, alternating signs, overflow, NaN and infinities), writes the values as a raw file,
+computes their exact sum with fractions.Fraction rounded once to nearest even in the sum's
+type (float for the 16-bit types, as their plain sums), and runs `clreduce --exact --input
+file -q` in every layout: work-group sizes, buffers (--max-buffer), host-input chunks
+(--chunk), and a split across two devices where POCL_DEVICES="pthread pthread" gives them.
+Every run must print the oracle's bits. With --mutants DIR, each folder in DIR holds a
+broken exact_sum.cl that must make clreduce exit 1 on each float and double input with
+cancellation.
 
 Usage: check_exact.py CLREDUCE WORK_DIR [--mutants DIR]
 """
@@ -24,12 +26,17 @@ from fractions import Fraction
 FORMATS = {  # type: (struct code, precision, lowest exponent of the last bit, max exponent)
     "float": ("f", 24, -149, 128),
     "double": ("d", 53, -1074, 1024),
+    "float16": ("e", 11, -24, 16),
+    "bfloat16": (None, 8, -133, 128),  # a float's upper 16 bits
 }
+# The type each type's exact sum is rounded to: float for the 16-bit types, as their sums'.
+RESULT = {"float": "float", "double": "double", "float16": "float", "bfloat16": "float"}
 
 
 def round_to(value, type_name):
-    """The exact rational `value` rounded once to nearest even in `type_name` (a float)."""
-    _, precision, lowest, max_exponent = FORMATS[type_name]
+    """The exact rational `value` rounded once to nearest even in the type that a sum of
+    `type_name` values has."""
+    _, precision, lowest, max_exponent = FORMATS[RESULT[type_name]]
     if value == 0:
         return 0.0
     magnitude = abs(value)
@@ -50,10 +57,24 @@ def exact_sum(values, type_name):
     return round_to(sum(Fraction(x) for x in values), type_name)
 
 
+def bfloat16_bits(x):
+    """The bits of x (a float) rounded to bfloat16, to nearest even."""
+    bits = struct.unpack("<I", struct.pack("<f", x))[0]
+    return bits >> 16 if math.isnan(x) else (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+
+
 def on_grid(x, type_name):
     """x as a value of the type (round-trip through its bytes)."""
+    if type_name == "bfloat16":
+        return struct.unpack("<f", struct.pack("<I", bfloat16_bits(on_grid(x, "float")) << 16))[0]
     code = FORMATS[type_name][0]
     return struct.unpack("<" + code, struct.pack("<" + code, x))[0]
+
+
+def to_bytes(values, type_name):
+    if type_name == "bfloat16":
+        return struct.pack("<%dH" % len(values), *(bfloat16_bits(x) for x in values))
+    return struct.pack("<%d%s" % (len(values), FORMATS[type_name][0]), *values)
 
 
 def wide_range(type_name, count, rng):
@@ -71,13 +92,16 @@ def cases(type_name):
     code, precision, lowest, max_exponent = FORMATS[type_name]
     largest = on_grid(math.ldexp(1 - 2.0**-precision, max_exponent), type_name)
     tiny = math.ldexp(1, lowest)
-    half_ulp_of_one = math.ldexp(1, -precision)
-    big = 1e8 if type_name == "float" else 1e17
+    half_ulp_of_one = math.ldexp(1, -FORMATS[RESULT[type_name]][1])  # of the rounded sum
+    big = {"float": 1e8, "double": 1e17, "float16": 4096.0, "bfloat16": 1e8}[type_name]
+    big = on_grid(big, type_name)  # 1e8 is not a bfloat16
     yield "cancellation", [big, 1.0, -big] * 100000
     yield "negative-cancellation", [-big, -1.0, big] * 1000
     yield "wide-range", wide_range(type_name, 20011, rng)
+    noise_exponent = min(40, max_exponent - 5)  # noise that cancels, as large as the type holds
     for odd in (1, 3, 5, 7):  # 1 + odd half-ulps: a tie, rounding down, up, down, up to even
-        noise = [v for i in range(500) for v in (math.ldexp(1 + i, 40), -math.ldexp(1 + i, 40))]
+        noise = [v for i in range(500) for v in (math.ldexp(1 + i % 8, noise_exponent),
+                                                 -math.ldexp(1 + i % 8, noise_exponent))]
         yield "tie-%d" % odd, noise[:500] + [1.0] + [half_ulp_of_one] * odd + noise[500:]
     yield "all-equal", [on_grid(0.1, type_name)] * 100003
     yield "alternating", [on_grid((-1) ** i * (i + 0.1) / 3, type_name) for i in range(50001)]
@@ -95,9 +119,10 @@ def cases(type_name):
 
 
 def bits(x, type_name):
+    """The bits of x as the sum of `type_name` values prints it (in the result's type)."""
     if math.isnan(x):
         return "nan"
-    return struct.pack("<" + FORMATS[type_name][0], x).hex()
+    return struct.pack("<" + FORMATS[RESULT[type_name]][0], x).hex()
 
 
 def run(clreduce, arguments, environment=None):
@@ -122,7 +147,7 @@ def check(clreduce, work_dir):
         for name, values in cases(type_name):
             path = os.path.join(work_dir, "%s-%s.raw" % (type_name, name))
             with open(path, "wb") as file:
-                file.write(struct.pack("<%d%s" % (len(values), FORMATS[type_name][0]), *values))
+                file.write(to_bytes(values, type_name))
             expected = bits(exact_sum(values, type_name), type_name)
             for options, environment in layouts(len(values)):
                 arguments = ["--exact", "--input", path, "--data-type", type_name, "-l",
@@ -146,7 +171,7 @@ def check_mutants(clreduce, work_dir, mutant_dir):
     result can see it."""
     failures = 0
     for mutant in sorted(os.listdir(mutant_dir)):
-        for type_name in FORMATS:
+        for type_name in ("float", "double"):
             for name in ("cancellation", "alternating"):
                 path = os.path.join(work_dir, "%s-%s.raw" % (type_name, name))
                 exits = [run(clreduce, ["--exact", "--input", path, "--data-type", type_name,

@@ -48,14 +48,24 @@ def test_dtype_chooses_the_accumulator_as_numpy(device, dtype, accumulate):
     assert got == expected
 
 
-@pytest.mark.parametrize("op", ["min", "max", "nanmin", "nanmax"])
+@pytest.mark.parametrize("op", ["min", "max", "nanmin", "nanmax", "argmin", "argmax"])
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64], ids=str)
 def test_nan_as_numpy(device, dtype, op):
     values = random_values(dtype, 1009, op=op)
     values[500] = np.nan
+    values[700] = np.nan  # argmin and argmax give the first NaN's index
     got, expected = getattr(clreduce, op)(values), getattr(np, op)(values)
     assert type(got) is type(expected)
     assert got == expected or (np.isnan(got) and np.isnan(expected))
+
+
+@pytest.mark.parametrize("op", ["argmin", "argmax"])
+@pytest.mark.parametrize("dtype", clreduce.DTYPES, ids=str)
+def test_argmin_and_argmax_give_the_first_index_as_numpy(device, dtype, op):
+    values = (np.arange(3001) % 5).astype(dtype)  # each extreme repeats
+    got, expected = getattr(clreduce, op)(values), getattr(np, op)(values)
+    assert type(got) is np.int64
+    assert got == expected
 
 
 @pytest.mark.parametrize("dtype", clreduce.DTYPES, ids=str)

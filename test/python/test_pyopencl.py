@@ -29,6 +29,13 @@ def test_a_sub_array_is_reduced_at_its_offset(queue, first, length):
     assert part.offset == first * 4
     assert clreduce.sum(part) == np.sum(values[first : first + length])
     assert clreduce.min(part) == np.min(values[first : first + length])
+    assert clreduce.argmax(part) == np.argmax(values[first : first + length])  # from its start
+
+
+def test_argmax_has_no_out_in_this_version(queue):
+    array = cl_array.to_device(queue, np.arange(10, dtype=np.float32))
+    with pytest.raises(NotImplementedError, match="out="):
+        clreduce.argmax(array, out=cl_array.zeros(queue, 1, np.int64))
 
 
 def test_a_sub_array_of_a_sub_array(queue):

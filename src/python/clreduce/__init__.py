@@ -104,14 +104,15 @@ def _not_yet(name):
     )
 
 
-def argmin(a, axis=None, out=None, **options):
-    """As np.argmin: not in this version (NotImplementedError)."""
-    raise _not_yet("argmin")
+def argmin(a, axis=None, out=None, *, device=None, queue=None):
+    """The index of the first least of `a`'s values, as np.argmin (the first NaN's where there
+    is one): an int64; arguments as for sum, but `out`, which is not in this version."""
+    return _reduce("argmin", a, axis, None, out, False, device, queue)
 
 
-def argmax(a, axis=None, out=None, **options):
-    """As np.argmax: not in this version (NotImplementedError)."""
-    raise _not_yet("argmax")
+def argmax(a, axis=None, out=None, *, device=None, queue=None):
+    """The index of the first largest of `a`'s values, as np.argmax; arguments as for argmin."""
+    return _reduce("argmax", a, axis, None, out, False, device, queue)
 
 
 def any(a, axis=None, out=None, *, device=None, queue=None):

@@ -150,6 +150,11 @@ class Reducer:
         of float16 (float32) and bool (uint64) and any and all (uint32)."""
         import pyopencl
 
+        if self.op in ("argmin", "argmax"):
+            raise NotImplementedError(
+                f"out=: the engine writes {self.op}'s value and index as one 16-byte pair, "
+                "which no dtype of out= holds in this version"
+            )
         queue = self._check_pyopencl_input(a, queue)
         engine = self._engine_for(queue)
         accumulator = np.dtype(_NUMPY_CODES[engine.accumulator])

@@ -10,15 +10,16 @@ typedef REDUCE_ACCUM4 accum4_t;
 int identity(void);
 int op(int a, int b);
 
-kernel void reduce(global const int* in, ulong first, ulong length, global int* out,
+kernel void reduce(global const int* in, ulong first, ulong length, ulong start, global int* out,
                    ulong first_out, local int* scratch) {
     if (get_local_id(0) == 0)
         out[first_out + get_group_id(0)] = op(identity(), 12345);
 }
 
-kernel void reduce_and_finish(global const int* in, ulong first, ulong length, global int* partials,
-                              global int* result, ulong result_index, local int* scratch,
-                              global uint* arrivals, global uint* next_arrivals) {
+kernel void reduce_and_finish(global const int* in, ulong first, ulong length, ulong start,
+                              global int* partials, global int* result, ulong result_index,
+                              local int* scratch, global uint* arrivals,
+                              global uint* next_arrivals) {
     if (get_global_id(0) == 0)
         result[result_index] = op(identity(), 12345);
 }

@@ -1,0 +1,99 @@
+#pragma once
+// The plan of a reduction per segment or along axes (SegmentedReducer, segmented.hpp): plain
+// arithmetic from the shape and the device's size, computed before anything is enqueued,
+// printed by the tool's -v and tested without a device. docs/axes.md tells how the shapes
+// choose the kernel and what was measured.
+
+#include "clreduce/errors.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace clreduce {
+
+/// How a multi-dimensional array lies in memory: NumPy's C order (last index fastest) or
+/// Fortran order (first index fastest).
+enum class Order { c, fortran };
+
+/// An array's extents and order: what an axis reduction reads.
+struct Shape {
+    std::vector<std::uint64_t> extents;
+    Order order = Order::c;
+    std::uint64_t values() const;
+};
+
+/// Any reduction along adjacent axes, as memory sees it: `blocks` blocks of `length` x
+/// `inner` values, where value r of result k of block o is at (o * length + r) * inner + k.
+/// The results, blocks x inner of them, lie in the input's order with the reduced axes left
+/// out (`result`).
+struct AxisLayout {
+    std::uint64_t blocks = 1;
+    std::uint64_t length = 1; // values reduced into each result
+    std::uint64_t inner = 1;  // 1: the reduced values are contiguous (rows)
+    Shape result;
+    std::uint64_t results() const { return blocks * inner; }
+};
+
+/// The layout of reducing `shape` along `axes` (NumPy's meaning: -1 the last). Throws
+/// Error(Errc::invalid_argument) for an axis out of range or given twice, or no axis, and
+/// Error(Errc::unsupported) for axes that are not adjacent in memory.
+AxisLayout axis_layout(const Shape& shape, const std::vector<int>& axes);
+
+/// The two kernels of segmented.cl.
+enum class SegmentKernel {
+    rows,    // reduce_segments: each segment's values side by side
+    columns, // reduce_columns: a segment's values `inner` apart
+};
+std::string name_of(SegmentKernel kernel);
+
+/// One launch.
+struct SegmentPass {
+    SegmentKernel kernel = SegmentKernel::rows;
+    std::uint64_t blocks = 1;  // columns: blocks; rows: segments
+    std::uint64_t length = 0;  // rows: each segment's values (CSR: their mean); columns: rows
+    std::uint64_t columns = 1; // columns only
+    std::uint32_t width = 1;   // work-items that share a segment, or columns per work-group
+    std::uint64_t chunks = 1;  // launches' pieces per segment; >1: partials, a second pass
+    std::uint64_t work_groups = 0;
+    std::size_t work_group_size = 1;
+    std::uint64_t outputs() const;
+};
+
+/// The tunables of the plan, measured on an H100 (docs/axes.md); 0: the default.
+struct SegmentTuning {
+    std::uint64_t values_per_team_item = 0;   // a row's team: a work-item per this many values
+    std::uint64_t values_per_chunk_item = 0;  // a split row: at least this many per work-item
+    std::uint64_t work_groups_per_unit = 0;   // the work-groups a split aims for per unit
+    std::uint64_t values_per_column_item = 0; // a split column: at least this many per work-item
+};
+
+/// What the device allows and aims for.
+struct SegmentDevice {
+    std::size_t work_group_size = 256;      // a power of two
+    std::uint64_t target_work_groups = 1;   // what a split aims for
+    std::uint64_t values_per_team_item = 0; // 0: by the row's length (team_values)
+    std::uint64_t values_per_chunk_item = 64;
+    std::uint64_t values_per_column_item = 1024;
+    /// How many of a row's values each work-item of its team reads.
+    std::uint64_t team_values(std::uint64_t length) const;
+};
+
+/// The device's shape for `work_group_size` and `compute_units`, tuned.
+SegmentDevice segment_device(std::size_t work_group_size, std::uint64_t compute_units, bool cpu,
+                             const SegmentTuning& tuning = {});
+
+/// The launches that reduce `layout`: one, or two where a segment is split among
+/// work-groups (few long rows, few columns); the second reduces the partials as rows.
+std::vector<SegmentPass> plan_axis(const AxisLayout& layout, const SegmentDevice& device);
+
+/// The launch that reduces `segments` CSR segments of `values` values in all (their lengths
+/// are on the device): teams sized for the mean length, one chunk each.
+SegmentPass plan_csr(std::uint64_t segments, std::uint64_t values, const SegmentDevice& device);
+
+/// One line per launch, for -v: "rows: 4096 segments of 65536, 256 work-items each, 2 chunks,
+/// 8192 work-groups of 256".
+std::string describe(const std::vector<SegmentPass>& passes);
+
+} // namespace clreduce

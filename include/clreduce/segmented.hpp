@@ -1,0 +1,115 @@
+#pragma once
+// Many reductions at once on a caller's buffer: one result per segment (CSR offsets) or per
+// position of an array's remaining axes (NumPy's reduce along `axis`). Like the Reducer
+// (reducer.hpp), it is built for a context, a device and a Recipe (type, op, map), and runs
+// on the caller's in-order queue, blocking (the values come back) or enqueued (the results
+// land in a caller's buffer, and the returned event chains on). docs/axes.md tells how the
+// shapes choose the kernel.
+//
+// Every op and type works, with the same kernel definitions as the whole-array Reducer; a
+// value's index, as a map (and an arg op) sees it, is its position within its segment, or
+// along the reduced axis. An empty segment gives the op's identity.
+//
+// Errors: Error (errors.hpp), as the Reducer's: Errc::invalid_argument for axes or ranges the
+// call cannot take, Errc::unsupported for axes that are not adjacent in memory.
+// Threads: one queue at a time, like a Reducer; its temporaries are its own.
+
+#include "clreduce/capabilities.hpp"
+#include "clreduce/policy.hpp"
+#include "clreduce/segment_plan.hpp"
+#include "clreduce/types.hpp"
+
+#include <CL/opencl.hpp>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace clreduce {
+
+/// A blocking call's results, in the order they lie in memory, with their shape.
+struct SegmentedResult {
+    Shape shape;                 // an axis reduction's remaining axes; CSR: {segments}
+    std::vector<Scalar> values;  // of the accumulator's type (scalar_from_bytes)
+    std::vector<double> pass_us; // each launch's device time, where the queue profiles
+};
+
+class SegmentedReducer {
+public:
+    /// Builds (or takes from the program cache, reducer.hpp) reduce.cl and segmented.cl
+    /// completed for the recipe's type and op, for the values and for partials, and plans
+    /// with `tuning` (its defaults are what was measured best). Throws as the Reducer's
+    /// constructor does.
+    SegmentedReducer(const cl::Context& context, const cl::Device& device,
+                     const Recipe& recipe = {}, const SegmentTuning& tuning = {});
+    SegmentedReducer(const SegmentedReducer&) = delete;
+    SegmentedReducer& operator=(const SegmentedReducer&) = delete;
+
+    const Policy& policy() const { return policy_; }
+    /// The type of the results (accumulator_for() the recipe).
+    DataType accumulator() const { return policy_.accumulator; }
+    std::size_t accumulator_size() const { return info(accumulator()).size; }
+    /// What the launches are cut to on this device.
+    const SegmentDevice& device_shape() const { return device_shape_; }
+    std::vector<SegmentPass> plan(const AxisLayout& layout) const {
+        return plan_axis(layout, device_shape_);
+    }
+
+    /// Enqueues the reduction of the array `shape` (of the recipe's type, from value `first`
+    /// of `input` on) along `axes` (negative: from the end), after `wait`, writing
+    /// axis_layout(shape, axes).results() accumulators to `result` from `result_index` on, in
+    /// the input's order. Returns the last launch's event; `events`, if given, gets every
+    /// launch's.
+    cl::Event enqueue_reduce_axes(const cl::CommandQueue& queue, const cl::Buffer& input,
+                                  std::uint64_t first, const Shape& shape,
+                                  const std::vector<int>& axes, const cl::Buffer& result,
+                                  std::uint64_t result_index,
+                                  const std::vector<cl::Event>& wait = {},
+                                  std::vector<cl::Event>* events = nullptr);
+
+    /// Blocking: the same, the results read back.
+    SegmentedResult reduce_axes(const cl::CommandQueue& queue, const cl::Buffer& input,
+                                std::uint64_t first, const Shape& shape,
+                                const std::vector<int>& axes);
+
+    /// Enqueues the reduction of `segments` segments of the `count` values of `input` from
+    /// `first` on: segment s is values offsets[s] ... offsets[s + 1] - 1 of them, where
+    /// `offsets` holds segments + 1 non-decreasing cl_ulong, the last at most `count` (the
+    /// kernel trusts them). Writes `segments` accumulators to `result` from `result_index` on.
+    cl::Event enqueue_reduce_segments(const cl::CommandQueue& queue, const cl::Buffer& input,
+                                      std::uint64_t first, std::uint64_t count,
+                                      const cl::Buffer& offsets, std::uint64_t segments,
+                                      const cl::Buffer& result, std::uint64_t result_index,
+                                      const std::vector<cl::Event>& wait = {},
+                                      cl::Event* launch = nullptr);
+
+    /// Blocking: the same, the results read back.
+    SegmentedResult reduce_segments(const cl::CommandQueue& queue, const cl::Buffer& input,
+                                    std::uint64_t first, std::uint64_t count,
+                                    const cl::Buffer& offsets, std::uint64_t segments);
+
+private:
+    void enqueue_pass(const cl::CommandQueue& queue, const SegmentPass& pass, bool partials,
+                      const cl::Buffer& in, std::uint64_t first, const cl::Buffer* offsets,
+                      const cl::Buffer& out, std::uint64_t first_out,
+                      const std::vector<cl::Event>& wait, cl::Event& event);
+    void require_holds(const cl::Buffer& buffer, std::uint64_t first, std::uint64_t count,
+                       std::size_t size, const char* what) const;
+    SegmentedResult read_results(const cl::CommandQueue& queue, const cl::Buffer& results,
+                                 Shape shape, const std::vector<cl::Event>& events) const;
+
+    cl::Context context_;
+    cl::Device device_;
+    DeviceReport report_;
+    Policy policy_;
+    SegmentDevice device_shape_;
+    struct Kernels {
+        cl::Kernel rows;
+        cl::Kernel columns;
+    };
+    Kernels values_kernels_;   // read the input's values
+    Kernels partials_kernels_; // read partials (accumulators)
+    cl::Buffer partials_;
+    std::uint64_t partials_capacity_ = 0;
+};
+
+} // namespace clreduce

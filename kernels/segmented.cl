@@ -1,0 +1,104 @@
+// Many reductions in one launch: one result per segment of the input (SegmentedReducer,
+// docs/axes.md). Appended to reduce.cl's text, whose types and declared op functions it uses,
+// the scalar ones only (load, map, identity, op): every op and type, an accumulator that is a
+// struct included, reduces per segment with no code of its own here. A value's index, as map
+// sees it, is its position within its segment (NumPy's argmax(axis=) counts so).
+//
+//   reduce_segments   segments of consecutive values (rows, CSR offsets): a team of `width`
+//                     neighbouring work-items per segment (one work-item for narrow rows, the
+//                     whole work-group for long ones), or several teams per segment (`chunks`),
+//                     whose partials a second launch reduces as rows.
+//   reduce_columns    segments whose values lie `columns` apart (a reduced leading axis): each
+//                     work-item owns a column, so that neighbouring work-items read neighbouring
+//                     values; narrow matrices put several rows in one work-group's reads.
+//
+// Both write accumulators; passes over partials are built with the accumulator as input_t and
+// map as a conversion, as reduce.cl's are.
+
+// The values of one work-item's share, [from, to) with `step` between them, mapped and
+// reduced; index i of the share is at in[base + i * stride]. Four accumulators keep four
+// independent loads in flight.
+accum_t fold_share(global const input_t* in, ulong base, ulong stride, ulong from, ulong to,
+                   ulong step) {
+    accum_t a = identity();
+    accum_t b = a, c = a, d = a;
+    ulong i = from;
+    for (; i + 3 * step < to; i += 4 * step) {
+        a = op(a, map(load(in, base + i * stride), i));
+        b = op(b, map(load(in, base + (i + step) * stride), i + step));
+        c = op(c, map(load(in, base + (i + 2 * step) * stride), i + 2 * step));
+        d = op(d, map(load(in, base + (i + 3 * step) * stride), i + 3 * step));
+    }
+    for (; i < to; i += step)
+        a = op(a, map(load(in, base + i * stride), i));
+    return op(op(a, b), op(c, d));
+}
+
+// Where chunk `chunk` of `chunks` of a segment of `length` values begins.
+ulong chunk_begin(ulong length, ulong chunks, ulong chunk) {
+    const ulong size = length / chunks + (length % chunks != 0);
+    return min(chunk * size, length);
+}
+
+// Segment s is [offsets[s], offsets[s + 1]) of the values from `first` on; without offsets
+// (`uniform` > 0) every segment has `uniform` values. The team of `width` work-items (a power of
+// two that divides the work-group size) numbered t reduces chunk t % chunks of segment
+// t / chunks and writes out[first_out + t]: a segment's chunks' partials lie side by side.
+kernel void reduce_segments(global const input_t* in, ulong first, global const ulong* offsets,
+                            ulong uniform, ulong segments, uint width, ulong chunks,
+                            global accum_t* out, ulong first_out, local accum_t* scratch) {
+    const uint lid = get_local_id(0);
+    const uint lane = lid % width;
+    const ulong team = get_global_id(0) / width;
+    const ulong segment = team / chunks;
+    accum_t value = identity();
+    if (segment < segments) {
+        const ulong begin = uniform ? segment * uniform : offsets[segment];
+        const ulong length = (uniform ? (segment + 1) * uniform : offsets[segment + 1]) - begin;
+        const ulong chunk = team % chunks;
+        value = fold_share(in, first + begin, 1, chunk_begin(length, chunks, chunk) + lane,
+                           chunk_begin(length, chunks, chunk + 1), width);
+    }
+    // The team's tree; every work-item reaches every barrier.
+    scratch[lid] = value;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint active = width / 2; active > 0; active /= 2) {
+        if (lane < active)
+            scratch[lid] = op(scratch[lid], scratch[lid + active]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lane == 0 && segment < segments)
+        out[first_out + team] = scratch[lid];
+}
+
+// Block o holds `rows` rows of `columns` values: value r of column k is at
+// first + (o * rows + r) * columns + k. A work-group covers `width` neighbouring columns (all of
+// them where there are fewer than its work-items) and reads get_local_size(0) / width rows at a
+// time; work-group g takes chunk g % chunks of the rows of column tile g / chunks % tiles of
+// block g / chunks / tiles. The partial of column k of block o, chunk c, goes to
+// out[(o * columns + k) * chunks + c]: a column's chunks side by side, as rows for a second
+// launch of reduce_segments.
+kernel void reduce_columns(global const input_t* in, ulong first, ulong rows, ulong columns,
+                           uint width, ulong chunks, global accum_t* out, local accum_t* scratch) {
+    const uint lid = get_local_id(0);
+    const uint phases = get_local_size(0) / width; // rows read at a time
+    const uint phase = lid / width;
+    const ulong tiles = columns / width + (columns % width != 0);
+    const ulong group = get_group_id(0);
+    const ulong chunk = group % chunks;
+    const ulong block = group / chunks / tiles;
+    const ulong column = group / chunks % tiles * width + lid % width;
+    accum_t value = identity();
+    if (phase < phases && column < columns)
+        value = fold_share(in, first + block * rows * columns + column, columns,
+                           chunk_begin(rows, chunks, chunk) + phase,
+                           chunk_begin(rows, chunks, chunk + 1), phases);
+    // The phases of one column meet in local memory; its first work-item reduces them.
+    scratch[lid] = value;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (phase == 0 && column < columns) {
+        for (uint p = 1; p < phases; ++p)
+            value = op(value, scratch[p * width + lid]);
+        out[(block * columns + column) * chunks + chunk] = value;
+    }
+}

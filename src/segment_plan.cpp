@@ -1,0 +1,184 @@
+#include "clreduce/segment_plan.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <sstream>
+
+namespace clreduce {
+namespace {
+
+std::uint64_t product(const std::vector<std::uint64_t>& extents, std::size_t from, std::size_t to) {
+    return std::accumulate(extents.begin() + static_cast<std::ptrdiff_t>(from),
+                           extents.begin() + static_cast<std::ptrdiff_t>(to), std::uint64_t{1},
+                           std::multiplies<>());
+}
+
+std::uint64_t divide_up(std::uint64_t a, std::uint64_t b) {
+    return a / b + (a % b != 0);
+}
+
+std::uint32_t largest_power_of_two_within(std::uint64_t bound) {
+    std::uint32_t power = 1;
+    while (power * std::uint64_t{2} <= bound)
+        power *= 2;
+    return power;
+}
+
+/// Axes counted from 0 in memory order (C order: the last axis is the fastest), sorted;
+/// refuses what NumPy refuses.
+std::vector<std::size_t> memory_axes(const Shape& shape, const std::vector<int>& axes) {
+    const auto rank = static_cast<long>(shape.extents.size());
+    if (axes.empty())
+        throw Error(Errc::invalid_argument, "no axis to reduce");
+    std::vector<std::size_t> sorted;
+    for (const int axis : axes) {
+        const long normal = axis < 0 ? axis + rank : axis;
+        if (normal < 0 || normal >= rank)
+            throw Error(Errc::invalid_argument, "axis " + std::to_string(axis) +
+                                                    " is out of bounds for an array of rank " +
+                                                    std::to_string(rank));
+        const auto in_memory = shape.order == Order::c ? normal : rank - 1 - normal;
+        sorted.push_back(static_cast<std::size_t>(in_memory));
+    }
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+        throw Error(Errc::invalid_argument, "an axis is given twice (counted from each end)");
+    if (sorted.back() - sorted.front() + 1 != sorted.size())
+        throw Error(Errc::unsupported,
+                    "the axes to reduce must be adjacent (reducing axes apart is not supported)");
+    return sorted;
+}
+
+/// The launch that reduces `segments` rows of `length` values, split in chunks where the rows
+/// are too few to fill the device.
+SegmentPass rows_pass(std::uint64_t segments, std::uint64_t length, const SegmentDevice& device,
+                      bool may_split) {
+    SegmentPass pass;
+    pass.kernel = SegmentKernel::rows;
+    pass.blocks = segments;
+    pass.length = length;
+    pass.work_group_size = device.work_group_size;
+    pass.width = largest_power_of_two_within(
+        std::clamp<std::uint64_t>(length / device.team_values(length), 1, device.work_group_size));
+    const auto teams_per_group = device.work_group_size / pass.width;
+    // Rows split only when they are few enough to leave most of the device idle: 2048 rows
+    // of 2^17 values took 92% of the stream read split in 3 chunks each, 97% whole.
+    if (may_split && pass.width == device.work_group_size &&
+        segments * 4 < device.target_work_groups) {
+        const auto most = std::max<std::uint64_t>(
+            1, length / (device.work_group_size * device.values_per_chunk_item));
+        pass.chunks = std::min(divide_up(device.target_work_groups, segments), most);
+    }
+    pass.work_groups = divide_up(segments * pass.chunks, teams_per_group);
+    return pass;
+}
+
+SegmentPass columns_pass(const AxisLayout& layout, const SegmentDevice& device) {
+    SegmentPass pass;
+    pass.kernel = SegmentKernel::columns;
+    pass.blocks = layout.blocks;
+    pass.length = layout.length;
+    pass.columns = layout.inner;
+    pass.work_group_size = device.work_group_size;
+    pass.width =
+        static_cast<std::uint32_t>(std::min<std::uint64_t>(layout.inner, device.work_group_size));
+    const auto phases = device.work_group_size / pass.width;
+    const auto groups = layout.blocks * divide_up(layout.inner, pass.width);
+    if (groups < device.target_work_groups) {
+        const auto most =
+            std::max<std::uint64_t>(1, layout.length / (phases * device.values_per_column_item));
+        pass.chunks = std::min(divide_up(device.target_work_groups, groups), most);
+    }
+    pass.work_groups = groups * pass.chunks;
+    return pass;
+}
+
+} // namespace
+
+SegmentDevice segment_device(std::size_t work_group_size, std::uint64_t compute_units, bool cpu,
+                             const SegmentTuning& tuning) {
+    const auto or_default = [](std::uint64_t value, std::uint64_t otherwise) {
+        return value != 0 ? value : otherwise;
+    };
+    SegmentDevice device;
+    device.work_group_size = work_group_size;
+    // Splits aim for several waves of work-groups: with one, a work-group or two past what
+    // the device holds at once made a second wave (on the H100, 1088 work-groups took 1.4 times
+    // as long as 1024). A CPU runs one work-group per core at a time.
+    device.target_work_groups =
+        compute_units * or_default(tuning.work_groups_per_unit, cpu ? 4 : 32);
+    device.values_per_team_item = tuning.values_per_team_item;
+    device.values_per_chunk_item = or_default(tuning.values_per_chunk_item, 64);
+    device.values_per_column_item = or_default(tuning.values_per_column_item, 1024);
+    return device;
+}
+
+std::uint64_t SegmentDevice::team_values(std::uint64_t length) const {
+    if (values_per_team_item != 0)
+        return values_per_team_item;
+    // Longer rows take fewer work-items each, so that a work-group holds more rows and its
+    // tree is shallower (measured best on the H100, docs/axes.md).
+    return length < 64 ? 8 : length < 256 ? 16 : length < 1024 ? 32 : 64;
+}
+
+std::uint64_t Shape::values() const {
+    return product(extents, 0, extents.size());
+}
+
+AxisLayout axis_layout(const Shape& shape, const std::vector<int>& axes) {
+    const auto sorted = memory_axes(shape, axes);
+    auto extents = shape.extents; // in memory order: C order's
+    if (shape.order == Order::fortran)
+        std::reverse(extents.begin(), extents.end());
+    AxisLayout layout;
+    layout.blocks = product(extents, 0, sorted.front());
+    layout.length = product(extents, sorted.front(), sorted.back() + 1);
+    layout.inner = product(extents, sorted.back() + 1, extents.size());
+    layout.result.order = shape.order;
+    for (std::size_t axis = 0; axis < extents.size(); ++axis)
+        if (axis < sorted.front() || axis > sorted.back())
+            layout.result.extents.push_back(extents[axis]);
+    if (shape.order == Order::fortran)
+        std::reverse(layout.result.extents.begin(), layout.result.extents.end());
+    return layout;
+}
+
+std::string name_of(SegmentKernel kernel) {
+    return kernel == SegmentKernel::rows ? "rows" : "columns";
+}
+
+std::uint64_t SegmentPass::outputs() const {
+    return (kernel == SegmentKernel::rows ? blocks : blocks * columns) * chunks;
+}
+
+std::vector<SegmentPass> plan_axis(const AxisLayout& layout, const SegmentDevice& device) {
+    if (layout.results() == 0)
+        return {};
+    const auto first = layout.inner == 1 ? rows_pass(layout.blocks, layout.length, device, true)
+                                         : columns_pass(layout, device);
+    if (first.chunks == 1)
+        return {first};
+    return {first, rows_pass(layout.results(), first.chunks, device, false)};
+}
+
+SegmentPass plan_csr(std::uint64_t segments, std::uint64_t values, const SegmentDevice& device) {
+    return rows_pass(segments, segments == 0 ? 0 : values / segments, device, false);
+}
+
+std::string describe(const std::vector<SegmentPass>& passes) {
+    std::ostringstream text;
+    for (const auto& pass : passes) {
+        text << name_of(pass.kernel) << ": ";
+        if (pass.kernel == SegmentKernel::rows)
+            text << pass.blocks << " segments of " << pass.length << ", " << pass.width
+                 << " work-items each";
+        else
+            text << pass.blocks << " x " << pass.length << " rows of " << pass.columns
+                 << " columns, " << pass.width << " columns per work-group";
+        text << ", " << pass.chunks << (pass.chunks == 1 ? " chunk" : " chunks") << ", "
+             << pass.work_groups << " work-groups of " << pass.work_group_size << "\n";
+    }
+    return text.str();
+}
+
+} // namespace clreduce

@@ -1,0 +1,217 @@
+#include "clreduce/segmented.hpp"
+
+#include "clreduce/errors.hpp"
+#include "clreduce/profiling.hpp"
+#include "clreduce/reducer.hpp"
+#include "clreduce/source.hpp"
+#include "program.hpp"
+
+#include <algorithm>
+
+namespace clreduce {
+namespace {
+
+/// Work-groups of at most this many work-items: enough to read a row's values side by side,
+/// few enough for the columns' combine of phases.
+constexpr std::size_t largest_work_group = 256;
+
+/// reduce.cl followed by segmented.cl, completed for the op on values of `input`.
+std::string segmented_source(const Policy& policy, DataType input, const Expressions& user) {
+    const std::string text =
+        std::string(embedded_kernel_source()) + std::string(embedded_segmented_source());
+    return complete_kernel_source(text, policy.recipe.op, policy.path, input, policy.accumulator,
+                                  user);
+}
+
+/// The launch shape: a power of two within the kernels', the device's and the local memory's
+/// limits (and the recipe's size, if given), with the tuning.
+SegmentDevice launch_shape(const DeviceReport& report, const Policy& policy,
+                           const std::vector<cl::Kernel>& kernels, const cl::Device& device,
+                           const SegmentTuning& tuning) {
+    std::size_t bound = std::min(largest_work_group, report.max_work_item_size);
+    if (policy.recipe.work_group_size != 0)
+        bound = std::min(bound, policy.recipe.work_group_size);
+    for (const auto& kernel : kernels)
+        bound = std::min(bound, kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device));
+    bound = std::min<std::uint64_t>(bound, report.local_memory / info(policy.accumulator).size);
+    std::size_t size = 1;
+    while (size * 2 <= bound)
+        size *= 2;
+    return segment_device(size, report.compute_units, (report.type & CL_DEVICE_TYPE_CPU) != 0,
+                          tuning);
+}
+
+} // namespace
+
+SegmentedReducer::SegmentedReducer(const cl::Context& context, const cl::Device& device,
+                                   const Recipe& recipe, const SegmentTuning& tuning) try
+    : context_(context)
+    , device_(device)
+    , report_(query_report(device))
+    , policy_(policy_for(report_, recipe)) {
+    const auto kernels_of = [&](const std::string& source, const std::string& options) {
+        const auto program = cached_program(context_, device_, source, options);
+        return Kernels{program_kernel(device_, program, "reduce_segments"),
+                       program_kernel(device_, program, "reduce_columns")};
+    };
+    values_kernels_ =
+        kernels_of(segmented_source(policy_, recipe.type, recipe.user), policy_.build_options);
+    auto partials_user = recipe.user; // partials were mapped by the first pass
+    partials_user.map.clear();
+    partials_kernels_ = kernels_of(segmented_source(policy_, policy_.accumulator, partials_user),
+                                   policy_.partials_build_options);
+    device_shape_ = launch_shape(
+        report_, policy_, {values_kernels_.rows, values_kernels_.columns, partials_kernels_.rows},
+        device_, tuning);
+} catch (const cl::Error& error) {
+    throw Error(error);
+}
+
+void SegmentedReducer::require_holds(const cl::Buffer& buffer, std::uint64_t first,
+                                     std::uint64_t count, std::size_t size,
+                                     const char* what) const {
+    const auto values = buffer.getInfo<CL_MEM_SIZE>() / size;
+    if (first > values || count > values - first)
+        throw Error(Errc::invalid_argument, std::string("reduce: the ") + what + " buffer holds " +
+                                                std::to_string(values) + " values, fewer than " +
+                                                std::to_string(first) + " + " +
+                                                std::to_string(count));
+}
+
+void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const SegmentPass& pass,
+                                    bool partials, const cl::Buffer& in, std::uint64_t first,
+                                    const cl::Buffer* offsets, const cl::Buffer& out,
+                                    std::uint64_t first_out, const std::vector<cl::Event>& wait,
+                                    cl::Event& event) {
+    auto& kernels = partials ? partials_kernels_ : values_kernels_;
+    const auto scratch = cl::Local(pass.work_group_size * accumulator_size());
+    cl::Kernel kernel;
+    if (pass.kernel == SegmentKernel::rows) {
+        kernel = kernels.rows;
+        // Uniform rows still pass a buffer where the offsets go; the kernel does not read it.
+        kernel.setArg(0, in);
+        kernel.setArg(1, cl_ulong{first});
+        kernel.setArg(2, offsets ? *offsets : out);
+        kernel.setArg(3, cl_ulong{offsets ? 0 : pass.length});
+        kernel.setArg(4, cl_ulong{pass.blocks});
+        kernel.setArg(5, cl_uint{pass.width});
+        kernel.setArg(6, cl_ulong{pass.chunks});
+        kernel.setArg(7, out);
+        kernel.setArg(8, cl_ulong{first_out});
+        kernel.setArg(9, scratch);
+    } else {
+        kernel = kernels.columns;
+        kernel.setArg(0, in);
+        kernel.setArg(1, cl_ulong{first});
+        kernel.setArg(2, cl_ulong{pass.length});
+        kernel.setArg(3, cl_ulong{pass.columns});
+        kernel.setArg(4, cl_uint{pass.width});
+        kernel.setArg(5, cl_ulong{pass.chunks});
+        kernel.setArg(6, out);
+        kernel.setArg(7, scratch);
+    }
+    queue.enqueueNDRangeKernel(
+        kernel, cl::NullRange, cl::NDRange(pass.work_groups * pass.work_group_size),
+        cl::NDRange(pass.work_group_size), wait.empty() ? nullptr : &wait, &event);
+}
+
+cl::Event SegmentedReducer::enqueue_reduce_axes(
+    const cl::CommandQueue& queue, const cl::Buffer& input, std::uint64_t first, const Shape& shape,
+    const std::vector<int>& axes, const cl::Buffer& result, std::uint64_t result_index,
+    const std::vector<cl::Event>& wait, std::vector<cl::Event>* events) try {
+    const auto layout = axis_layout(shape, axes);
+    require_holds(input, first, shape.values(), info(policy_.recipe.type).size, "input");
+    require_holds(result, result_index, layout.results(), accumulator_size(), "result");
+    const auto passes = plan(layout);
+    if (passes.empty()) { // no results: nothing to do but what the caller waits for
+        cl::Event marker;
+        queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &marker);
+        return marker;
+    }
+    if (passes.size() == 2 && partials_capacity_ < passes.front().outputs()) {
+        partials_ =
+            cl::Buffer(context_, CL_MEM_READ_WRITE, passes.front().outputs() * accumulator_size());
+        partials_capacity_ = passes.front().outputs();
+    }
+    std::vector<cl::Event> launched(passes.size());
+    const bool split = passes.size() == 2;
+    enqueue_pass(queue, passes.front(), false, input, first, nullptr, split ? partials_ : result,
+                 split ? 0 : result_index, wait, launched.front());
+    if (split)
+        enqueue_pass(queue, passes.back(), true, partials_, 0, nullptr, result, result_index, {},
+                     launched.back());
+    if (events)
+        *events = launched;
+    return launched.back();
+} catch (const cl::Error& error) {
+    throw Error(error);
+}
+
+cl::Event SegmentedReducer::enqueue_reduce_segments(
+    const cl::CommandQueue& queue, const cl::Buffer& input, std::uint64_t first,
+    std::uint64_t count, const cl::Buffer& offsets, std::uint64_t segments,
+    const cl::Buffer& result, std::uint64_t result_index, const std::vector<cl::Event>& wait,
+    cl::Event* launch) try {
+    require_holds(input, first, count, info(policy_.recipe.type).size, "input");
+    require_holds(offsets, 0, segments + 1, sizeof(cl_ulong), "offsets");
+    require_holds(result, result_index, segments, accumulator_size(), "result");
+    cl::Event event;
+    if (segments == 0)
+        queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &event);
+    else
+        enqueue_pass(queue, plan_csr(segments, count, device_shape_), false, input, first, &offsets,
+                     result, result_index, wait, event);
+    if (launch)
+        *launch = event;
+    return event;
+} catch (const cl::Error& error) {
+    throw Error(error);
+}
+
+SegmentedResult SegmentedReducer::read_results(const cl::CommandQueue& queue,
+                                               const cl::Buffer& results, Shape shape,
+                                               const std::vector<cl::Event>& events) const {
+    SegmentedResult result;
+    result.shape = std::move(shape);
+    const auto count = result.shape.values();
+    std::vector<unsigned char> bytes(count * accumulator_size());
+    if (count > 0)
+        queue.enqueueReadBuffer(results, CL_TRUE, 0, bytes.size(), bytes.data());
+    queue.finish();
+    for (std::uint64_t i = 0; i < count; ++i)
+        result.values.push_back(scalar_from_bytes(accumulator(), &bytes[i * accumulator_size()]));
+    if (queue.getInfo<CL_QUEUE_PROPERTIES>() & CL_QUEUE_PROFILING_ENABLE)
+        for (const auto& event : events)
+            if (event())
+                result.pass_us.push_back(command_us(event));
+    return result;
+}
+
+SegmentedResult SegmentedReducer::reduce_axes(const cl::CommandQueue& queue,
+                                              const cl::Buffer& input, std::uint64_t first,
+                                              const Shape& shape,
+                                              const std::vector<int>& axes) try {
+    auto layout = axis_layout(shape, axes);
+    const cl::Buffer results(context_, CL_MEM_READ_WRITE,
+                             std::max<std::uint64_t>(1, layout.results()) * accumulator_size());
+    std::vector<cl::Event> events;
+    enqueue_reduce_axes(queue, input, first, shape, axes, results, 0, {}, &events);
+    return read_results(queue, results, std::move(layout.result), events);
+} catch (const cl::Error& error) {
+    throw Error(error);
+}
+
+SegmentedResult SegmentedReducer::reduce_segments(const cl::CommandQueue& queue,
+                                                  const cl::Buffer& input, std::uint64_t first,
+                                                  std::uint64_t count, const cl::Buffer& offsets,
+                                                  std::uint64_t segments) try {
+    const cl::Buffer results(context_, CL_MEM_READ_WRITE,
+                             std::max<std::uint64_t>(1, segments) * accumulator_size());
+    cl::Event launch;
+    enqueue_reduce_segments(queue, input, first, count, offsets, segments, results, 0, {}, &launch);
+    return read_results(queue, results, Shape{{segments}, Order::c}, {launch});
+} catch (const cl::Error& error) {
+    throw Error(error);
+}
+
+} // namespace clreduce

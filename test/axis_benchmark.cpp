@@ -1,0 +1,165 @@
+// Reductions along an axis timed against the streaming read, for choosing the plan's tunables
+// (docs/axes.md): an R x C row-major matrix of R x C = 2^log2 values, C = 2^1 ... 2^(log2 - 1),
+// reduced along each axis, int32 and float sums, on the first device of the type.
+//
+//   axis_benchmark [gpu|cpu] [log2 values] [runs] [sweep]     (default: gpu 28 10)
+//
+// With `sweep`, every tuning (SegmentTuning) is timed where it changes the plan, else the
+// defaults only. CSV on stdout: type,axis,columns,team,chunk,units,column,plan,min_us,median_us,
+// gbps,stream_us,percent (0 for a tunable: its default). Every int32 result is checked (the matrix
+// holds ones: a row sums to C, a column to R); a wrong one exits 1. Speed is judged on the GPU
+// machine, never in tests.
+
+#include <CL/opencl.hpp>
+#include <algorithm>
+#include <clreduce/measure.hpp>
+#include <clreduce/profiling.hpp>
+#include <clreduce/reducer.hpp>
+#include <clreduce/segmented.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <vector>
+
+using namespace clreduce;
+
+namespace {
+
+cl::Device first_device(cl_device_type type) {
+    std::vector<cl::Platform> platforms;
+    cl::Platform::get(&platforms);
+    for (const auto& platform : platforms) {
+        std::vector<cl::Device> devices;
+        platform.getDevices(CL_DEVICE_TYPE_ALL, &devices);
+        for (const auto& device : devices)
+            if (device.getInfo<CL_DEVICE_TYPE>() & type)
+                return device;
+    }
+    throw std::runtime_error("no such OpenCL device");
+}
+
+double median(std::vector<double> times) {
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+/// Whether every result of an int32 sum of ones is `length`.
+bool ones_summed(const cl::CommandQueue& queue, const cl::Buffer& results, std::uint64_t count,
+                 std::uint64_t length) {
+    std::vector<cl_int> values(count);
+    queue.enqueueReadBuffer(results, CL_TRUE, 0, count * sizeof(cl_int), values.data());
+    return std::all_of(values.begin(), values.end(),
+                       [&](cl_int x) { return static_cast<std::uint64_t>(x) == length; });
+}
+
+struct Bench {
+    const cl::Context& context;
+    const cl::Device& device;
+    const cl::CommandQueue& queue;
+    unsigned runs;
+};
+
+/// Times one type over every shape and axis, with each tuning of `tunings`.
+bool time_type(const Bench& bench, DataType type, unsigned log2,
+               const std::vector<SegmentTuning>& tunings) {
+    const std::uint64_t values = std::uint64_t{1} << log2;
+    Recipe recipe;
+    recipe.type = type;
+    Reducer whole(bench.context, bench.device, recipe);
+    StreamRead stream(whole, bench.queue);
+    const cl::Buffer input(bench.context, CL_MEM_READ_ONLY, values * 4);
+    if (type == DataType::int32)
+        bench.queue.enqueueFillBuffer(input, cl_int{1}, 0, values * 4);
+    else
+        bench.queue.enqueueFillBuffer(input, cl_float{1}, 0, values * 4);
+    const cl::Buffer results(bench.context, CL_MEM_READ_WRITE, values / 2 * 4);
+    bool right = true;
+    const SegmentedReducer defaults(bench.context, bench.device, recipe);
+    for (const auto& tuning : tunings) {
+        SegmentedReducer reducer(bench.context, bench.device, recipe, tuning);
+        for (unsigned columns_log2 = 1; columns_log2 < log2; ++columns_log2)
+            for (const int axis : {1, 0}) {
+                const Shape shape{{values >> columns_log2, std::uint64_t{1} << columns_log2}};
+                const auto layout = axis_layout(shape, {axis});
+                const auto plan = reducer.plan(layout);
+                // A sweep times a tuning only where it changes the default plan.
+                if (&tuning != &tunings.front() &&
+                    describe(plan) == describe(defaults.plan(layout)))
+                    continue;
+                std::vector<double> span, read;
+                for (unsigned run = 0; run <= bench.runs; ++run) {
+                    std::vector<cl::Event> events;
+                    reducer.enqueue_reduce_axes(bench.queue, input, 0, shape, {axis}, results, 0,
+                                                {}, &events);
+                    bench.queue.finish();
+                    const double stream_us = stream.launch_us({{input, values}});
+                    if (run == 0)
+                        continue; // warm-up
+                    span.push_back(clreduce::span_us(events.front(), events.back()));
+                    read.push_back(stream_us);
+                }
+                if (type == DataType::int32 &&
+                    !ones_summed(bench.queue, results, layout.results(), layout.length)) {
+                    std::fprintf(stderr, "wrong result: axis %d of %llu columns\n", axis,
+                                 static_cast<unsigned long long>(shape.extents[1]));
+                    right = false;
+                }
+                std::string text = describe(plan);
+                std::replace(text.begin(), text.end(), '\n', ';');
+                std::replace(text.begin(), text.end(), ',', ' ');
+                const double best = *std::min_element(span.begin(), span.end());
+                std::printf(
+                    "%s,%d,%llu,%llu,%llu,%llu,%llu,%s,%.1f,%.1f,%.0f,%.1f,%.0f\n",
+                    name_of(type).c_str(), axis, static_cast<unsigned long long>(shape.extents[1]),
+                    static_cast<unsigned long long>(tuning.values_per_team_item),
+                    static_cast<unsigned long long>(tuning.values_per_chunk_item),
+                    static_cast<unsigned long long>(tuning.work_groups_per_unit),
+                    static_cast<unsigned long long>(tuning.values_per_column_item), text.c_str(),
+                    best, median(span), gigabytes_per_second(values * 4, best), median(read),
+                    100 * median(read) / best);
+                std::fflush(stdout);
+            }
+    }
+    return right;
+}
+
+/// The defaults, then, for a sweep, each tunable varied alone and the teams with the splits.
+std::vector<SegmentTuning> tunings(bool sweep) {
+    std::vector<SegmentTuning> all{{}};
+    if (!sweep)
+        return all;
+    for (const std::uint64_t team : {1, 2, 4, 16, 32, 64})
+        all.push_back({team, 0, 0, 0});
+    for (const std::uint64_t chunk : {16, 32, 256, 1024})
+        all.push_back({0, chunk, 0, 0});
+    for (const std::uint64_t units : {2, 4, 8, 16})
+        all.push_back({0, 0, units, 0});
+    for (const std::uint64_t column : {64, 256, 4096})
+        all.push_back({0, 0, 0, column});
+    return all;
+}
+
+} // namespace
+
+int main(int argc, char* argv[]) try {
+    const std::string kind = argc > 1 ? argv[1] : "gpu";
+    const unsigned log2 = argc > 2 ? static_cast<unsigned>(std::atoi(argv[2])) : 28;
+    const unsigned runs = argc > 3 ? static_cast<unsigned>(std::atoi(argv[3])) : 10;
+    const bool sweep = argc > 4 && std::string(argv[4]) == "sweep";
+    const auto device = first_device(kind == "cpu" ? CL_DEVICE_TYPE_CPU : CL_DEVICE_TYPE_GPU);
+    const cl::Context context(device);
+    const cl::CommandQueue queue(context, device, CL_QUEUE_PROFILING_ENABLE);
+    std::printf(
+        "# %s\ntype,axis,columns,team,chunk,units,column,plan,min_us,median_us,gbps,stream_us,"
+        "percent\n",
+        device.getInfo<CL_DEVICE_NAME>().c_str());
+    const Bench bench{context, device, queue, runs};
+    bool right = true;
+    for (const auto type : {DataType::int32, DataType::float32})
+        right = time_type(bench, type, log2, tunings(sweep)) && right;
+    return right ? 0 : 1;
+} catch (const std::exception& error) {
+    std::fprintf(stderr, "axis_benchmark: %s\n", error.what());
+    return 1;
+}

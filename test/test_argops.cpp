@@ -1,0 +1,191 @@
+// Device tests of argmin and argmax: NumPy's first index of the extreme, with the value, on
+// every type, path, finish and telling length, with ties, NaN, infinities and signed zeros, and
+// with the input in several buffers or streamed from host memory, whose indices follow on.
+
+#include "catch_compat.hpp"
+#include "clreduce/input.hpp"
+#include "clreduce/reference.hpp"
+#include "clreduce/stream.hpp"
+#include "device_targets.hpp"
+
+#include <cmath>
+#include <limits>
+
+using namespace clreduce;
+
+namespace {
+
+/// `length` values of `type` from `value(i)` (a double), converted as NumPy's astype would.
+template <typename Value>
+HostValues values_of(DataType type, std::uint64_t length, Value value) {
+    return visit_type(type, [&](auto zero) -> HostValues {
+        using T = decltype(zero);
+        std::vector<T> values;
+        for (std::uint64_t i = 0; i < length; ++i) {
+            const double x = value(i);
+            if constexpr (std::is_same_v<T, Half>)
+                values.push_back(to_half(static_cast<float>(x)));
+            else if constexpr (std::is_same_v<T, BFloat16>)
+                values.push_back(to_bfloat16(static_cast<float>(x)));
+            else if constexpr (std::is_same_v<T, Boolean>)
+                values.push_back({static_cast<std::uint8_t>(x != 0)});
+            else
+                values.push_back(static_cast<T>(x));
+        }
+        return values;
+    });
+}
+
+/// Few distinct values (0 to 4), so that each extreme repeats all over: only the first index
+/// is right.
+HostValues tied_values(DataType type, std::uint64_t length) {
+    return values_of(type, length, [](std::uint64_t i) { return double((i * 7919 + 3) % 5); });
+}
+
+/// The device's result equals the host reference's, value and index.
+void check_same(const Reduction& device, const Reference& host) {
+    INFO("device " << to_string(device.value) << " at " << device.index.value_or(-1) << ", host "
+                   << to_string(host.value) << " at " << host.index.value_or(-1));
+    REQUIRE(device.index.has_value());
+    CHECK(device.index == host.index);
+    CHECK(same_value(device.value, host.value));
+}
+
+} // namespace
+
+TEST_CASE("argmin and argmax give NumPy's first index on every type, path, finish and length",
+          "[device][argops]") {
+    for (const auto& combination : every_op_and_type()) {
+        const auto& recipe = combination.recipe;
+        // The single launch on three types (bytes, halves, floats), as test_ops.cpp holds it.
+        const bool last_group_type = recipe.type == DataType::int8 ||
+                                     recipe.type == DataType::float16 ||
+                                     recipe.type == DataType::float32;
+        if (!info(recipe.op).indexed || (recipe.finish == Finish::last_group && !last_group_type))
+            continue;
+        DYNAMIC_SECTION(combination.name()) {
+            const auto& target = *combination.target;
+            const auto reducer = make_reducer(target, recipe);
+            REQUIRE(reducer);
+            const auto lengths = telling_lengths(*reducer);
+            const auto longest = *std::max_element(lengths.begin(), lengths.end());
+            for (const auto& values : {random_values(recipe.type, recipe.op, longest, 2029),
+                                       tied_values(recipe.type, longest)}) {
+                const auto input = upload(target.queue, values);
+                for (const auto length : lengths)
+                    // From an odd first value too: the index counts from `first`.
+                    for (const std::uint64_t first : {std::uint64_t{0}, std::uint64_t{3}}) {
+                        if (first >= length)
+                            continue;
+                        const auto count = length - first;
+                        INFO("values " << first << " + " << count);
+                        check_same(
+                            reducer->reduce_timed(target.queue.queue, {{input, count, first}}),
+                            host_reduce(recipe.op, ValuesView(values).part(first, count), count));
+                    }
+            }
+        }
+    }
+}
+
+TEST_CASE("argmin and argmax take the first NaN, the first infinity and either zero as NumPy",
+          "[device][argops]") {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    struct Case {
+        const char* what;
+        double background; // every value but the planted ones
+        std::vector<std::pair<std::uint64_t, double>> planted;
+        Op op;
+        std::int64_t numpy; // np.argmin's or np.argmax's answer
+    };
+    const std::vector<Case> cases = {
+        {"two NaNs, argmax", 1, {{517, nan}, {519, nan}, {600, inf}}, Op::argmax, 517},
+        {"two NaNs, argmin", 1, {{300, -inf}, {517, nan}, {519, nan}}, Op::argmin, 517},
+        {"two infinities, argmax", 1, {{517, inf}, {519, inf}}, Op::argmax, 517},
+        {"two infinities, argmin", 1, {{700, -inf}, {900, -inf}}, Op::argmin, 700},
+        {"-0 after +0, argmin", 1, {{4, 0.0}, {5, -0.0}, {6, -0.0}}, Op::argmin, 4},
+        {"-0 before +0, argmax", -1, {{1, -0.0}, {2, 0.0}, {3, 0.0}}, Op::argmax, 1},
+        {"all equal, argmax", 1, {}, Op::argmax, 0},
+        {"all equal, argmin", 1, {}, Op::argmin, 0},
+        {"an extreme repeated", 1, {{333, 7}, {334, 7}, {1000, 7}}, Op::argmax, 333},
+    };
+    for (const auto& example : cases)
+        for (const auto& combination : every_op_and_type()) {
+            const auto& recipe = combination.recipe;
+            if (recipe.op != example.op || !info(recipe.type).floating())
+                continue;
+            DYNAMIC_SECTION(combination.name() << ": " << example.what) {
+                std::vector<double> doubles(1001, example.background);
+                for (const auto& [at, value] : example.planted)
+                    doubles[at] = value;
+                const auto values = values_of(recipe.type, doubles.size(),
+                                              [&](std::uint64_t i) { return doubles[i]; });
+                const auto input = upload(combination.target->queue, values);
+                const auto reducer = make_reducer(*combination.target, recipe);
+                REQUIRE(reducer);
+                const auto device = reducer->reduce_timed(combination.target->queue.queue,
+                                                          {{input, doubles.size(), 0}});
+                INFO("device index " << device.index.value_or(-1));
+                CHECK(device.index == example.numpy);
+                check_same(device, host_reduce(recipe.op, values, doubles.size()));
+            }
+        }
+}
+
+TEST_CASE("argmin and argmax count indices across buffers and streamed chunks",
+          "[device][argops]") {
+    const std::uint64_t length = 10007;
+    for (const auto& combination : every_op_and_type()) {
+        const auto& recipe = combination.recipe;
+        if (!info(recipe.op).indexed || recipe.finish != Finish::passes ||
+            !(recipe.type == DataType::int8 || recipe.type == DataType::float32))
+            continue;
+        DYNAMIC_SECTION(combination.name()) {
+            const auto& target = *combination.target;
+            const auto reducer = make_reducer(target, recipe);
+            REQUIRE(reducer);
+            // The extreme first in the fourth buffer, and again in later ones.
+            const auto values = values_of(recipe.type, length, [&](std::uint64_t i) {
+                const bool planted = i == 3 * 997 + 5 || i == 5 * 997 || i == length - 1;
+                return planted ? (recipe.op == Op::argmax ? 9.0 : -9.0) : double(i % 5);
+            });
+            const auto expected = host_reduce(recipe.op, values, length);
+            CHECK(expected.index == 3 * 997 + 5);
+            SECTION("in buffers of 997 values") {
+                const DeviceInput input(target.queue.context, target.queue.queue, values, 997);
+                CHECK(input.buffers() == 11);
+                check_same(reducer->reduce_timed(target.queue.queue, input.prefix(length)),
+                           expected);
+            }
+            SECTION("streamed in chunks of about 1000 values") {
+                const auto stream = make_host_stream(*reducer, target.queue.queue,
+                                                     ValuesView(values), 0, length, 1000, 0);
+                check_same(stream->reduce(length).reduction, expected);
+            }
+        }
+    }
+}
+
+TEST_CASE("enqueue_reduce writes argmax's pair: the value at byte 0, its index at byte 8",
+          "[device][argops]") {
+    for (const auto& target : devices_under_test()) {
+        DYNAMIC_SECTION(target.report.name) {
+            Recipe recipe;
+            recipe.type = DataType::float32;
+            recipe.op = Op::argmax;
+            const auto reducer = make_reducer(target, recipe);
+            REQUIRE(reducer);
+            REQUIRE(reducer->accumulator_size() == 16);
+            const auto values = tied_values(DataType::float32, 5000); // 3, 2, 1, 0, 4, 3, ...
+            const auto input = upload(target.queue, values);
+            const cl::Buffer result(target.queue.context, CL_MEM_READ_WRITE, 2 * 16);
+            // From value 1 on into the second pair: the index counts from `first`.
+            reducer->enqueue_reduce(target.queue.queue, input, 1, 4999, result, 1).wait();
+            IndexedValue<cl_float> pair{};
+            target.queue.queue.enqueueReadBuffer(result, CL_TRUE, 16, sizeof pair, &pair);
+            CHECK(pair.value == 4);
+            CHECK(pair.index == 3);
+        }
+    }
+}

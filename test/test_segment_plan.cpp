@@ -1,0 +1,105 @@
+// The plan of reductions along axes and per segment: plain arithmetic, no device.
+
+#include "catch_compat.hpp"
+#include "clreduce/segment_plan.hpp"
+
+using namespace clreduce;
+
+namespace {
+
+SegmentDevice gpu() {
+    return segment_device(256, 132, false); // an H100: 1056 work-groups fill it
+}
+
+} // namespace
+
+TEST_CASE("axes become blocks, a reduced length and an inner stride", "[segment_plan]") {
+    const Shape c{{2, 3, 4, 5}};
+    const auto middle = axis_layout(c, {1, 2});
+    CHECK(middle.blocks == 2);
+    CHECK(middle.length == 12);
+    CHECK(middle.inner == 5);
+    CHECK(middle.result.extents == std::vector<std::uint64_t>{2, 5});
+    const auto last = axis_layout(c, {-1});
+    CHECK((last.blocks == 24 && last.length == 5 && last.inner == 1));
+    CHECK(axis_layout(c, {0, 1, 2, 3}).result.extents.empty());
+    // Fortran order: the first axis is the fastest, so reducing it reduces rows.
+    const Shape fortran{{6, 7}, Order::fortran};
+    const auto first = axis_layout(fortran, {0});
+    CHECK((first.blocks == 7 && first.length == 6 && first.inner == 1));
+    CHECK(first.result.extents == std::vector<std::uint64_t>{7});
+    CHECK(first.result.order == Order::fortran);
+}
+
+TEST_CASE("axes out of range, repeated or apart are refused", "[segment_plan]") {
+    const Shape shape{{2, 3, 4}};
+    const auto cause_of = [&](std::vector<int> axes) {
+        try {
+            axis_layout(shape, axes);
+        } catch (const Error& error) {
+            return error.cause();
+        }
+        FAIL("accepted");
+        return Errc::opencl;
+    };
+    CHECK(cause_of({3}) == Errc::invalid_argument);
+    CHECK(cause_of({-4}) == Errc::invalid_argument);
+    CHECK(cause_of({1, -2}) == Errc::invalid_argument);
+    CHECK(cause_of({}) == Errc::invalid_argument);
+    CHECK(cause_of({0, 2}) == Errc::unsupported);
+}
+
+TEST_CASE("shapes choose the kernel, the team and the split", "[segment_plan]") {
+    const auto plan = [](std::uint64_t rows, std::uint64_t columns, int axis) {
+        return plan_axis(axis_layout(Shape{{rows, columns}}, {axis}), gpu());
+    };
+    SECTION("narrow rows: one work-item per row, one launch") {
+        const auto passes = plan(1 << 26, 4, 1);
+        REQUIRE(passes.size() == 1);
+        CHECK(passes[0].kernel == SegmentKernel::rows);
+        CHECK(passes[0].width == 1);
+        CHECK(passes[0].work_groups == (1 << 26) / 256);
+    }
+    SECTION("medium rows: a team of work-items per row, fewer for shorter rows") {
+        const auto passes = plan(1 << 20, 256, 1);
+        REQUIRE(passes.size() == 1);
+        CHECK(passes[0].width == 8);
+        CHECK(plan(1 << 22, 64, 1)[0].width == 4);
+        CHECK(plan(1 << 15, 8192, 1)[0].width == 128);
+    }
+    SECTION("few long rows: several work-groups per row, then their partials as rows") {
+        const auto passes = plan(16, 1 << 24, 1);
+        REQUIRE(passes.size() == 2);
+        CHECK(passes[0].width == 256);
+        CHECK(passes[0].chunks == 264); // 4224 work-groups: 32 per compute unit
+        CHECK(passes[1].blocks == 16);
+        CHECK(passes[1].length == 264);
+        CHECK(passes[1].chunks == 1);
+    }
+    SECTION("many columns: each work-item owns one, no split") {
+        const auto passes = plan(16, 1 << 24, 0);
+        REQUIRE(passes.size() == 1);
+        CHECK(passes[0].kernel == SegmentKernel::columns);
+        CHECK(passes[0].width == 256);
+        CHECK(passes[0].work_groups == (1 << 24) / 256);
+    }
+    SECTION("few columns: the rows split among work-groups, then the partials as rows") {
+        const auto passes = plan(1 << 26, 4, 0);
+        REQUIRE(passes.size() == 2);
+        CHECK(passes[0].width == 4);
+        CHECK(passes[0].work_groups == 1024); // each work-item reads 1024 values at least
+        CHECK(passes[1].blocks == 4);
+        CHECK(passes[1].length == 1024);
+    }
+    SECTION("no results, no launch") {
+        CHECK(plan_axis(axis_layout(Shape{{0, 5}}, {1}), gpu()).empty());
+    }
+}
+
+TEST_CASE("CSR segments take teams sized for their mean length", "[segment_plan]") {
+    const auto pass = plan_csr(1000, 64000, gpu());
+    CHECK(pass.width == 4);
+    CHECK(pass.chunks == 1);
+    CHECK(pass.work_groups == 1000 * 4 / 256 + 1);
+    CHECK(plan_csr(0, 0, gpu()).width == 1);
+}
