@@ -454,6 +454,7 @@ std::size_t Reducer::partials_of(std::uint64_t length) const {
 cl::Event Reducer::enqueue_piece(const cl::CommandQueue& queue, const Piece& piece,
                                  const cl::Buffer& partials, std::uint64_t first_partial,
                                  const std::vector<cl::Event>& wait) try {
+    require_holds(partials, first_partial, partials_of(piece.length), Reads::partials, "partials");
     cl::Event event;
     enqueue_pass(queue, plan_passes(piece.length, shape()).front(), Reads::values, piece, partials,
                  first_partial, wait, event);

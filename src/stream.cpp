@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
+#include <future>
+#include <thread>
 
 namespace clreduce {
 namespace {
 
-/// Three buffers: one being uploaded, one being reduced, one free for the next upload.
-constexpr std::size_t staging_buffers = 3;
+constexpr std::size_t staging_buffers = StreamStaging::count;
 
 /// Whether the device may take `data` as a buffer's start: it assumes
 /// CL_DEVICE_MEM_BASE_ADDR_ALIGN of every buffer, and the kernel's vector loads rely on it.
@@ -30,6 +32,47 @@ std::uint64_t in_place_alignment(const Reducer& reducer) {
 
 } // namespace
 
+void copy_in_parallel(void* to, const void* from, std::size_t bytes) {
+    constexpr std::size_t least_part = std::size_t{8} << 20;
+    const std::size_t parts = std::clamp<std::size_t>(
+        bytes / least_part, 1, std::max(std::thread::hardware_concurrency(), 1u));
+    const std::size_t part = (bytes + parts - 1) / parts;
+    std::vector<std::future<void>> copies;
+    for (std::size_t first = part; first < bytes; first += part)
+        copies.push_back(std::async(std::launch::async, [=] {
+            std::memcpy(static_cast<unsigned char*>(to) + first,
+                        static_cast<const unsigned char*>(from) + first,
+                        std::min(part, bytes - first));
+        }));
+    std::memcpy(to, from, std::min(part, bytes));
+    for (auto& copy : copies)
+        copy.get();
+}
+
+StreamStaging::StreamStaging(const cl::Context& context, const cl::CommandQueue& queue,
+                             std::uint64_t bytes, bool pinned) try
+    : queue_(queue)
+    , bytes_(bytes) {
+    for (std::size_t i = 0; i < count; ++i) {
+        device_.emplace_back(context, CL_MEM_READ_ONLY, bytes);
+        if (!pinned)
+            continue;
+        pinned_.emplace_back(context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes);
+        host_.push_back(queue_.enqueueMapBuffer(pinned_.back(), CL_TRUE, CL_MAP_WRITE, 0, bytes));
+    }
+} catch (const cl::Error& error) {
+    throw Error(error);
+}
+
+StreamStaging::~StreamStaging() {
+    try {
+        for (std::size_t i = 0; i < host_.size(); ++i)
+            queue_.enqueueUnmapMemObject(pinned_[i], host_[i]);
+        queue_.finish();
+    } catch (const cl::Error&) { // nothing to do about it while being destroyed
+    }
+}
+
 std::uint64_t layout_chunk(std::uint64_t requested, std::uint64_t length,
                            std::uint64_t align_values) {
     // Rounded up, so that the chunks are no more than asked for (no larger than the largest
@@ -43,7 +86,8 @@ bool reads_in_place(const DeviceReport& report) {
 }
 
 HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uint64_t length,
-                       std::uint64_t chunk, bool in_place) try
+                       std::uint64_t chunk, bool in_place, bool pinned,
+                       std::shared_ptr<StreamStaging> staging) try
     : reducer_(reducer)
     , queue_(queue)
     , copy_queue_(reducer.context(), reducer.device(), cl::QueueProperties::Profiling)
@@ -51,10 +95,12 @@ HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uin
     , in_place_(in_place) {
     const auto size = reducer.value_size();
     const auto& context = reducer.context();
+    const bool fits = staging && staging->bytes() >= chunk_ * size && staging->pinned() == pinned;
     if (!in_place_)
-        for (std::size_t i = 0; i < staging_buffers; ++i)
-            staging_.emplace_back(context, CL_MEM_READ_ONLY, chunk_ * size);
+        staging_ = fits ? std::move(staging)
+                        : std::make_shared<StreamStaging>(context, queue, chunk_ * size, pinned);
     const auto chunks = (length + chunk_ - 1) / chunk_;
+    // Partials are accumulators, which may be wider than the values (int32 summed in int64).
     partials_ = cl::Buffer(context, CL_MEM_READ_WRITE,
                            chunks * reducer.partials_of(chunk_) * reducer.accumulator_size());
 } catch (const cl::Error& error) {
@@ -64,7 +110,7 @@ HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uin
 HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uint64_t first,
                        std::uint64_t length, std::uint64_t chunk, std::uint64_t seed,
                        bool in_place) try
-    : HostStream(reducer, queue, length, chunk, in_place) {
+    : HostStream(reducer, queue, length, chunk, in_place, false, nullptr) {
     const auto size = reducer.value_size();
     const auto& context = reducer.context();
     if (in_place_) {
@@ -97,9 +143,10 @@ HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uin
 }
 
 HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, const ValuesView& values,
-                       std::uint64_t chunk, bool in_place) try
+                       std::uint64_t chunk, bool in_place,
+                       std::shared_ptr<StreamStaging> staging) try
     : HostStream(reducer, queue, values.length, chunk,
-                 in_place && aligned_for(reducer.report(), values.data)) {
+                 in_place && aligned_for(reducer.report(), values.data), true, std::move(staging)) {
     origin_ = values.origin;
     values_per_block_ = values.length;
     // Never written: the device's buffers over it are read-only.
@@ -127,6 +174,17 @@ const void* HostStream::chunk_data(std::uint64_t index) const {
     const auto& block = blocks_[first / values_per_block_];
     return static_cast<const unsigned char*>(block.data) +
            (first % values_per_block_) * reducer_.value_size();
+}
+
+const void* HostStream::upload_source(std::uint64_t index, std::uint64_t length,
+                                      const std::vector<cl::Event>& uploads) const {
+    if (!staging_->pinned())
+        return chunk_data(index);
+    if (index >= staging_buffers)
+        uploads[index - staging_buffers].wait();
+    void* copy = staging_->host(index % staging_buffers);
+    copy_in_parallel(copy, chunk_data(index), chunk_length(index, length) * reducer_.value_size());
+    return copy;
 }
 
 std::uint64_t HostStream::chunk_length(std::uint64_t index, std::uint64_t length) const {
@@ -158,14 +216,14 @@ StreamedRun HostStream::reduce(std::uint64_t length) try {
                                       piece.length * size, const_cast<void*>(chunk_data(k)));
         } else {
             // The staging buffer is free once the launch that read it three chunks ago ended.
-            piece.buffer = staging_[k % staging_buffers];
+            piece.buffer = staging_->device(k % staging_buffers);
             std::vector<cl::Event> free;
             if (k >= staging_buffers)
                 free.push_back(launches[k - staging_buffers]);
+            const void* source = upload_source(k, length, uploads);
             uploads.emplace_back();
-            copy_queue_.enqueueWriteBuffer(piece.buffer, CL_FALSE, 0, piece.length * size,
-                                           chunk_data(k), free.empty() ? nullptr : &free,
-                                           &uploads.back());
+            copy_queue_.enqueueWriteBuffer(piece.buffer, CL_FALSE, 0, piece.length * size, source,
+                                           free.empty() ? nullptr : &free, &uploads.back());
             copy_queue_.flush();
             ready.push_back(uploads.back());
         }
@@ -202,11 +260,14 @@ std::optional<double> HostStream::copy_us(std::uint64_t length) try {
     if (in_place_)
         return std::nullopt;
     const auto chunks = (length + chunk_ - 1) / chunk_;
-    std::vector<cl::Event> uploads(chunks);
-    for (std::uint64_t k = 0; k < chunks; ++k)
-        copy_queue_.enqueueWriteBuffer(staging_[k % staging_buffers], CL_FALSE, 0,
-                                       chunk_length(k, length) * reducer_.value_size(),
-                                       chunk_data(k), nullptr, &uploads[k]);
+    std::vector<cl::Event> uploads;
+    for (std::uint64_t k = 0; k < chunks; ++k) {
+        const void* source = upload_source(k, length, uploads);
+        uploads.emplace_back();
+        copy_queue_.enqueueWriteBuffer(staging_->device(k % staging_buffers), CL_FALSE, 0,
+                                       chunk_length(k, length) * reducer_.value_size(), source,
+                                       nullptr, &uploads.back());
+    }
     uploads.back().wait();
     return span_us(uploads.front(), uploads.back());
 } catch (const cl::Error& error) {

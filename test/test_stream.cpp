@@ -82,9 +82,64 @@ TEST_CASE("values already in host memory stream in place where aligned, else cop
                 INFO("values from " << first << (stream.in_place() ? ", in place" : ", copied"));
                 CHECK(stream.in_place() ==
                       (first == aligned && reads_in_place(combination.target->report)));
+                // Copied, the values go through pinned memory, which the driver uploads by DMA.
+                CHECK((stream.staging() != nullptr && stream.staging()->pinned()) ==
+                      !stream.in_place());
                 const auto run = stream.reduce(length);
                 CHECK(run.reduction.value == host_reduce(recipe.op, values, length).value);
                 CHECK(run.reduction.pieces == (length + stream.chunk() - 1) / stream.chunk());
+            }
+        }
+    }
+}
+
+TEST_CASE("a stream hands its staging on to the next, which takes it if large enough",
+          "[device][stream]") {
+    const std::uint64_t length = 30011;
+    for (const auto& combination : combinations()) {
+        const auto& recipe = combination.recipe;
+        if (!(recipe.type == DataType::int32 && recipe.op == Op::sum))
+            continue;
+        DYNAMIC_SECTION(combination.name()) {
+            const auto reducer = make_reducer(*combination.target, recipe);
+            REQUIRE(reducer);
+            const auto memory = random_values(recipe.type, recipe.op, length, 7);
+            const ValuesView values(memory);
+            const auto& queue = combination.target->queue.queue;
+            const auto expected = host_reduce(recipe.op, values, length).value;
+            HostStream first(*reducer, queue, values, 1000, false);
+            CHECK(first.reduce(length).reduction.value == expected);
+            // Smaller chunks fit the staging of larger ones; larger chunks need their own.
+            HostStream smaller(*reducer, queue, values, 700, false, first.staging());
+            CHECK(smaller.staging() == first.staging());
+            CHECK(smaller.reduce(length).reduction.value == expected);
+            HostStream larger(*reducer, queue, values, 1500, false, first.staging());
+            CHECK(larger.staging() != first.staging());
+            CHECK(larger.reduce(length).reduction.value == expected);
+        }
+    }
+}
+
+TEST_CASE("a stream into a wider accumulator keeps every chunk's partials in its buffer",
+          "[device][stream]") {
+    // int32 summed in int64, as the Python package sums NumPy's int32: the partials are twice
+    // the values' size, and the stream's partials buffer must be sized for them.
+    const std::uint64_t length = 20011;
+    for (const auto& combination : combinations()) {
+        auto recipe = combination.recipe;
+        if (!(recipe.type == DataType::int32 && recipe.op == Op::sum))
+            continue;
+        recipe.accumulate = DataType::int64;
+        DYNAMIC_SECTION(combination.name()) {
+            const auto reducer = make_reducer(*combination.target, recipe);
+            REQUIRE(reducer);
+            const auto memory = random_values(recipe.type, recipe.op, length, 3);
+            const auto expected = host_reduce(recipe.op, memory, length, DataType::int64).value;
+            for (const bool in_place : {false, true}) {
+                INFO((in_place ? "read in place" : "copied"));
+                HostStream stream(*reducer, combination.target->queue.queue, memory, 1000,
+                                  in_place);
+                CHECK(stream.reduce(length).reduction.value == expected);
             }
         }
     }

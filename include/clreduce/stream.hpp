@@ -33,6 +33,38 @@ bool reads_in_place(const DeviceReport& report);
 std::uint64_t layout_chunk(std::uint64_t requested, std::uint64_t length,
                            std::uint64_t align_values);
 
+/// memcpy on several of the host's cores (one core copies far slower than a link uploads):
+/// how values in plain memory reach pinned staging.
+void copy_in_parallel(void* to, const void* from, std::size_t bytes);
+
+/// Where a stream's chunks wait on their way to the device: three device buffers of `bytes`
+/// each, in turn, and, for values in plain (pageable) host memory, three pinned host buffers
+/// (CL_MEM_ALLOC_HOST_PTR, mapped on `queue`) that each chunk is first copied into by the
+/// host's cores: drivers upload pinned memory by DMA at the link's speed, plain memory through
+/// a slower copy of their own. A caller that streams again and again (the Python package)
+/// keeps one from stream to stream, so that it allocates once.
+class StreamStaging {
+public:
+    StreamStaging(const cl::Context& context, const cl::CommandQueue& queue, std::uint64_t bytes,
+                  bool pinned);
+    ~StreamStaging(); // unmaps the pinned buffers, after what is queued
+    StreamStaging(const StreamStaging&) = delete;
+    StreamStaging& operator=(const StreamStaging&) = delete;
+
+    static constexpr std::size_t count = 3; // one uploaded, one reduced, one free for the next
+    std::uint64_t bytes() const { return bytes_; }
+    bool pinned() const { return !host_.empty(); }
+    const cl::Buffer& device(std::size_t index) const { return device_[index]; }
+    void* host(std::size_t index) const { return host_[index]; }
+
+private:
+    cl::CommandQueue queue_;
+    std::uint64_t bytes_;
+    std::vector<cl::Buffer> device_;
+    std::vector<cl::Buffer> pinned_;
+    std::vector<void*> host_;
+};
+
 /// Values of the reducer's type in host memory, and the means to stream any prefix of them
 /// through the device in chunks of `chunk` values (at most `length`; read in place, rounded
 /// up to a multiple of CL_DEVICE_MEM_BASE_ADDR_ALIGN so that every chunk starts aligned for
@@ -49,17 +81,21 @@ public:
     /// blocks no larger than one buffer may be) to be copied, page-aligned to be read in place.
     HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uint64_t first,
                std::uint64_t length, std::uint64_t chunk, std::uint64_t seed, bool in_place);
-    /// `values` where they are (a mapped file): read in place if asked and their address
-    /// has the alignment the device gives its buffers (CL_DEVICE_MEM_BASE_ADDR_ALIGN), else
-    /// copied from there.
+    /// `values` where they are (a mapped file, a NumPy array): read in place if asked and
+    /// their address has the alignment the device gives its buffers
+    /// (CL_DEVICE_MEM_BASE_ADDR_ALIGN), else copied from there through pinned staging;
+    /// `staging` if given and large enough (staging() hands it on to the next stream).
     HostStream(Reducer& reducer, const cl::CommandQueue& queue, const ValuesView& values,
-               std::uint64_t chunk, bool in_place);
+               std::uint64_t chunk, bool in_place,
+               std::shared_ptr<StreamStaging> staging = nullptr);
     ~HostStream();
     HostStream(const HostStream&) = delete;
     HostStream& operator=(const HostStream&) = delete;
 
     bool in_place() const { return in_place_; }
     std::uint64_t chunk() const { return chunk_; }
+    /// The staging the chunks go through; none when read in place.
+    const std::shared_ptr<StreamStaging>& staging() const { return staging_; }
 
     /// Reduces the first `length` values; blocks until the result is on the host.
     StreamedRun reduce(std::uint64_t length);
@@ -72,9 +108,11 @@ public:
     std::vector<ValuesView> spans(std::uint64_t length) const;
 
 private:
-    /// Everything but the values.
+    /// Everything but the values; `pinned`: the values are in plain memory, staged through
+    /// pinned memory (`staging` if it is so and large enough).
     HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uint64_t length,
-               std::uint64_t chunk, bool in_place);
+               std::uint64_t chunk, bool in_place, bool pinned,
+               std::shared_ptr<StreamStaging> staging);
 
     struct Block {
         cl::Buffer pinned; // on a GPU; empty where `data` is plain memory
@@ -82,6 +120,10 @@ private:
         std::uint64_t length;
     };
     const void* chunk_data(std::uint64_t index) const;
+    /// Where chunk `index` is uploaded from: its values, or a pinned copy of them made once
+    /// the upload that last read that copy's memory (in `uploads`) has ended.
+    const void* upload_source(std::uint64_t index, std::uint64_t length,
+                              const std::vector<cl::Event>& uploads) const;
     std::uint64_t chunk_length(std::uint64_t index, std::uint64_t length) const;
 
     Reducer& reducer_;
@@ -93,7 +135,7 @@ private:
     std::uint64_t values_per_block_;
     std::vector<Block> blocks_;
     std::unique_ptr<unsigned char, void (*)(void*)> plain_memory_{nullptr, nullptr};
-    std::vector<cl::Buffer> staging_;
+    std::shared_ptr<StreamStaging> staging_;
     cl::Buffer partials_;
 };
 

@@ -4,10 +4,13 @@
 // where they are, blocking or enqueued). OpenCL objects cross from Python as PyOpenCL's
 // int_ptr handles, retained here for as long as they are used.
 
+#include "clreduce/exact.hpp"
 #include "clreduce/reducer.hpp"
+#include "clreduce/stream.hpp"
 
 #include <CL/opencl.hpp>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -25,6 +28,13 @@ using Handle = std::uintptr_t;
 
 /// The ops of the engine's table (all_ops()) by name, but a user's own (custom).
 std::vector<std::string> op_names();
+/// The name of the accumulator the engine takes for `op` on `type` values: the op's own
+/// (any, all), else `accumulate`, else the type's (NumPy's for sums and products).
+std::string accumulator_of(const std::string& type, const std::string& op,
+                           const std::optional<std::string>& accumulate);
+/// The type of the exact sum of `type` values, rounded once to it (float for float16); none
+/// where the engine has no exact sum of them.
+std::optional<std::string> exact_sum_type(const std::string& type);
 /// The engine's value types that NumPy has: each one's name and NumPy's type code ("i4", "f8").
 std::vector<std::pair<std::string, std::string>> types();
 
@@ -46,15 +56,18 @@ class Engine {
 public:
     /// Builds the reducer (or takes its program from the engine's cache); lets go of the GIL
     /// meanwhile, since a build may take seconds. `accumulate`: the accumulator's type name, as
-    /// --accumulate takes it; none: NumPy's for the type and op.
+    /// --accumulate takes it; none: NumPy's for the type and op. `user`: the custom op's
+    /// reduce and identity, and a map for any op (empty: none), as --reduce, --identity and
+    /// --map take them.
     Engine(Handle context, Handle device, const std::string& type, const std::string& op,
-           const std::optional<std::string>& accumulate);
+           const std::optional<std::string>& accumulate, const Expressions& user);
 
     /// The name of the type the results have: the accumulator.
     std::string accumulator() const;
 
-    /// The `values`' reduction, copied to the device in chunks on `queue` (or read where they
-    /// are, on a CPU device): an int or a float; for argmin and argmax the index, an int.
+    /// The `values`' reduction, copied to the device in chunks on `queue` through pinned
+    /// staging memory, the copies overlapped with the reduction (or read where they are, on a
+    /// CPU device): an int or a float; for argmin and argmax the index, an int.
     nb::object reduce_host(Handle queue, const HostArray& values);
     /// The reduction of `count` values of `buffer` from value `first` on, on `queue` after the
     /// events `wait`; blocks for the value.
@@ -68,6 +81,35 @@ public:
 private:
     std::mutex mutex_;
     Reducer reducer_;
+    std::shared_ptr<StreamStaging> staging_; // the last stream's, for the next
+};
+
+/// The exact sum (ExactSum) of one context, device and type, with a lock, as Engine: the
+/// result is the values' sum rounded once, the same bits on every device and layout.
+class ExactEngine {
+public:
+    ExactEngine(Handle context, Handle device, const std::string& type);
+
+    /// The exact sum of `values`, uploaded in chunks through pinned staging, each uploaded
+    /// while the one before is summed; the chunks' accumulators add up on the host.
+    nb::object reduce_host(Handle queue, const HostArray& values);
+    /// The exact sum of `count` values of `buffer` from value `first` on, after `wait`.
+    nb::object reduce_buffer(Handle queue, Handle buffer, std::uint64_t first, std::uint64_t count,
+                             const std::vector<Handle>& wait);
+    /// The same, enqueued, rounded on the device and written to value `result_index` of
+    /// `result` (of the type accumulator() names); returns the last command's event, as
+    /// Engine::enqueue does.
+    Handle enqueue(Handle queue, Handle buffer, std::uint64_t first, std::uint64_t count,
+                   Handle result, std::uint64_t result_index, const std::vector<Handle>& wait);
+    /// The name of the type the sum is rounded to.
+    std::string accumulator() const;
+
+private:
+    std::mutex mutex_;
+    cl::Context context_;
+    cl::CommandQueue copy_queue_; // the uploads of NumPy input
+    ExactSum exact_sum_;
+    std::shared_ptr<StreamStaging> staging_; // the last call's, for the next
 };
 
 } // namespace clreduce::python

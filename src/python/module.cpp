@@ -77,6 +77,10 @@ NB_MODULE(_clreduce, m) {
     nb::register_exception_translator(translate, error);
 
     m.def("op_names", &op_names, "The ops the engine reduces by.");
+    m.def("accumulator_of", &accumulator_of, "type"_a, "op"_a, "accumulate"_a.none(),
+          "The accumulator's type name for `op` on `type` values, `accumulate` requested.");
+    m.def("exact_sum_type", &exact_sum_type, "type"_a,
+          "The type an exact sum of `type` values is rounded to, or None.");
     m.def("types", &types, "The engine's value types: (name, NumPy's type code) each.");
     m.def("list_devices", &list_devices, "Every device, as `clreduce --list` lists them.");
     m.def("select_device", &select_device, "platform"_a.none(), "device"_a, "type"_a.none(),
@@ -91,14 +95,30 @@ NB_MODULE(_clreduce, m) {
         .def_prop_ro("queue", &DeviceQueue::queue_handle);
 
     nb::class_<Engine>(m, "Engine", "A reducer for one context, device, type and op.")
-        .def(nb::init<Handle, Handle, const std::string&, const std::string&,
-                      const std::optional<std::string>&>(),
-             "context"_a, "device"_a, "type"_a, "op"_a, "accumulate"_a.none(),
-             nb::call_guard<nb::gil_scoped_release>())
+        .def(
+            "__init__",
+            [](Engine* engine, Handle context, Handle device, const std::string& type,
+               const std::string& op, const std::optional<std::string>& accumulate,
+               const std::string& reduce, const std::string& identity, const std::string& map) {
+                new (engine) Engine(context, device, type, op, accumulate, {reduce, identity, map});
+            },
+            "context"_a, "device"_a, "type"_a, "op"_a, "accumulate"_a.none(), "reduce"_a = "",
+            "identity"_a = "", "map"_a = "", nb::call_guard<nb::gil_scoped_release>())
         .def_prop_ro("accumulator", &Engine::accumulator)
         .def("reduce_host", &Engine::reduce_host, "queue"_a, "values"_a)
         .def("reduce_buffer", &Engine::reduce_buffer, "queue"_a, "buffer"_a, "first"_a, "count"_a,
              "wait"_a)
         .def("enqueue", &Engine::enqueue, "queue"_a, "buffer"_a, "first"_a, "count"_a, "result"_a,
              "result_index"_a, "wait"_a);
+
+    nb::class_<ExactEngine>(m, "ExactEngine",
+                            "The exact sum, correctly rounded, for one context, device and type.")
+        .def(nb::init<Handle, Handle, const std::string&>(), "context"_a, "device"_a, "type"_a,
+             nb::call_guard<nb::gil_scoped_release>())
+        .def_prop_ro("accumulator", &ExactEngine::accumulator)
+        .def("reduce_host", &ExactEngine::reduce_host, "queue"_a, "values"_a)
+        .def("reduce_buffer", &ExactEngine::reduce_buffer, "queue"_a, "buffer"_a, "first"_a,
+             "count"_a, "wait"_a)
+        .def("enqueue", &ExactEngine::enqueue, "queue"_a, "buffer"_a, "first"_a, "count"_a,
+             "result"_a, "result_index"_a, "wait"_a);
 }

@@ -3,9 +3,10 @@ figures for docs/python.md. Not a test (no timing is ever asserted); run it by h
 
     build/python/venv/bin/python test/python/benchmark.py [--device P D] [--repeat N]
 
-Prints a Markdown table: per length, the median over N calls of clreduce.sum on a
-pyopencl.array.Array, of pyopencl.array.sum(...).get() on the same array, and of clreduce.sum
-on the NumPy array (its copy to the device included), with that copy's rate.
+Prints three Markdown tables of medians over N calls (fewer for the copies): clreduce.sum on
+a pyopencl.array.Array beside pyopencl.array.sum(...).get() on the same array; clreduce.sum
+on a NumPy array, its copy to the device included, with that copy's rate; and exact=True on
+float32 values, on a PyOpenCL and on a NumPy array.
 """
 
 import argparse
@@ -29,27 +30,61 @@ def median_us(call, repeat):
     return statistics.median(times) * 1e6
 
 
+def power(length):
+    return f"2^{length.bit_length() - 1}"
+
+
+def pyopencl_table(queue, lengths, repeat):
+    print("\nA pyopencl.array.Array of int32, summed: host µs\n")
+    print("| length | `clreduce.sum(a)` | `pyopencl.array.sum(a).get()` | ratio |")
+    print("| ---: | ---: | ---: | ---: |")
+    for length in lengths:
+        on_device = cl_array.to_device(queue, np.ones(length, np.int32))
+        ours = median_us(lambda: clreduce.sum(on_device), repeat)
+        theirs = median_us(lambda: cl_array.sum(on_device).get(), repeat)
+        print(f"| {power(length)} | {ours:.1f} | {theirs:.1f} | {ours / theirs:.2f} |")
+
+
+def numpy_table(device, lengths, repeat):
+    print("\nA NumPy array, copied to the device and summed: host µs and copy rate\n")
+    print("| dtype | length | `clreduce.sum(a)` | GB/s |")
+    print("| --- | ---: | ---: | ---: |")
+    for dtype in (np.int32, np.float32):
+        for length in lengths:
+            values = np.ones(length, dtype)
+            host = median_us(lambda: clreduce.sum(values, device=device), repeat)
+            rate = values.nbytes / host / 1e3
+            print(f"| {np.dtype(dtype).name} | {power(length)} | {host:.1f} | {rate:.1f} |")
+
+
+def exact_table(device, queue, lengths, repeat):
+    print("\nexact=True on float32: host µs\n")
+    print("| length | PyOpenCL array | NumPy array | NumPy GB/s |")
+    print("| ---: | ---: | ---: | ---: |")
+    for length in lengths:
+        values = np.random.default_rng(1).standard_normal(length).astype(np.float32)
+        on_device = cl_array.to_device(queue, values)
+        ours = median_us(lambda: clreduce.sum(on_device, exact=True), repeat)
+        host = median_us(lambda: clreduce.sum(values, exact=True, device=device), repeat)
+        rate = values.nbytes / host / 1e3
+        print(f"| {power(length)} | {ours:.1f} | {host:.1f} | {rate:.1f} |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", nargs=2, type=int, metavar=("P", "D"))
     parser.add_argument("--repeat", type=int, default=50)
     parser.add_argument("--lengths", type=int, nargs="+", default=[2**20, 2**24, 2**28])
+    parser.add_argument("--copy-lengths", type=int, nargs="+", default=[2**24, 2**28])
+    parser.add_argument("--exact-lengths", type=int, nargs="+", default=[2**20, 2**28])
     arguments = parser.parse_args()
     device = clreduce.Reducer(np.int32, device=tuple(arguments.device or ()) or None).device
     queue = cl.CommandQueue(cl.Context([device.to_pyopencl()]))
-    print(f"{device.name}, int32 sum, median of {arguments.repeat} calls, host microseconds\n")
-    print("| length | clreduce, PyOpenCL array | pyopencl.array.sum | clreduce, NumPy array "
-          "| its copy rate |")
-    print("| ---: | ---: | ---: | ---: | ---: |")
-    for length in arguments.lengths:
-        values = np.ones(length, np.int32)
-        on_device = cl_array.to_device(queue, values)
-        ours = median_us(lambda: clreduce.sum(on_device), arguments.repeat)
-        theirs = median_us(lambda: cl_array.sum(on_device).get(), arguments.repeat)
-        host = median_us(lambda: clreduce.sum(values), max(arguments.repeat // 10, 3))
-        rate = values.nbytes / host / 1e3  # GB/s
-        print(f"| 2^{length.bit_length() - 1} | {ours:.1f} | {theirs:.1f} | {host:.1f} "
-              f"| {rate:.1f} GB/s |")
+    copies = max(arguments.repeat // 5, 3)
+    print(f"{device.name}; medians of {arguments.repeat} calls, {copies} with a copy")
+    pyopencl_table(queue, arguments.lengths, arguments.repeat)
+    numpy_table(device, arguments.copy_lengths, copies)
+    exact_table(device, queue, arguments.exact_lengths, copies)
 
 
 if __name__ == "__main__":

@@ -119,6 +119,22 @@ def test_a_reducer_takes_many_arrays(device):
         assert reducer(values) == np.max(values)
 
 
+def test_values_at_any_address_are_copied_through_the_staging_of_the_last_call(device):
+    # Past an aligned start, a CPU device cannot read them in place either: every call copies
+    # them through pinned staging, which a shorter input reuses and a longer one replaces.
+    reducer = clreduce.Reducer(np.int32, device=device)
+    memory = random_values(np.int32, 300_001, seed=4)
+    for length in (300_000, 7, 150_000, 1, 300_000):
+        assert reducer(memory[1 : 1 + length]) == np.sum(memory[1 : 1 + length])
+
+
+def test_int32_longer_than_one_chunk_sums_in_int64(device):
+    # 64 MiB chunks: two of them, each leaving int64 partials twice the values' size.
+    values = random_values(np.int32, (64 << 20) // 4 + 5, seed=6)
+    assert clreduce.sum(values, device=device) == np.sum(values)
+    assert clreduce.sum(values[1:], device=device) == np.sum(values[1:])
+
+
 def test_the_device_is_chosen_as_the_tool_chooses_it(device):
     values = random_values(np.uint32, 5000)
     expected = np.sum(values)

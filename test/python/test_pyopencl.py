@@ -104,6 +104,24 @@ def test_a_blocking_reduction_waits_for_the_array_events(queue):
         opener.join()
 
 
+def test_a_pending_event_of_the_same_queue_keeps_its_order(context):
+    # The engine waits by marker only for events of other queues: the in-order queue itself
+    # holds the reduction back behind a write it has not run yet.
+    queue = cl.CommandQueue(context)
+    values = random_values(np.int32, 10_000)
+    array = cl_array.zeros(queue, len(values), np.int32)
+    gate = cl.UserEvent(context)
+    array.add_event(
+        cl.enqueue_copy(queue, array.data, values, wait_for=[gate], is_blocking=False)
+    )
+    out = cl_array.zeros(queue, 1, np.int64)
+    try:
+        clreduce.sum(array, out=out)
+    finally:
+        gate.set_status(cl.command_execution_status.COMPLETE)
+    assert out.get()[0] == np.sum(values)
+
+
 def test_another_queue_may_run_it(context, queue):
     values = random_values(np.uint64, 9999)
     array = cl_array.to_device(queue, values)

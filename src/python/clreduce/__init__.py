@@ -10,7 +10,7 @@ import numpy as np
 
 from ._clreduce import Error
 from ._devices import Device, devices
-from ._reducer import DTYPES, OPS, Reducer, engine_accumulator, engine_dtype, is_pyopencl_array
+from ._reducer import DTYPES, OPS, Reducer, engine_dtype, is_pyopencl_array
 
 try:
     __version__ = version("clreduce")
@@ -25,12 +25,13 @@ __all__ = [
 _reducers = {}
 
 
-def _reducer(dtype, op, accumulate, device):
-    """The functions' Reducer for a dtype, op, dtype= and device=, kept for the next call."""
+def _reducer(dtype, op, accumulate, device, **options):
+    """The functions' Reducer for a dtype, op, dtype=, device= and the Reducer's options (map,
+    exact, a custom op's text), kept for the next call."""
     device_key = ("pyopencl", device.int_ptr) if hasattr(device, "int_ptr") else device
-    key = (dtype, op, accumulate, device_key)
+    key = (dtype, op, accumulate, device_key, *sorted(options.items()))
     if key not in _reducers:
-        _reducers[key] = Reducer(dtype, op, device, accumulate)
+        _reducers[key] = Reducer(dtype, op, device, accumulate, **options)
     return _reducers[key]
 
 
@@ -45,20 +46,18 @@ def _require_whole(a, axis):
         )
 
 
-def _reduce(op, a, axis=None, dtype=None, out=None, exact=False, device=None, queue=None):
+def _reduce(op, a, axis=None, dtype=None, out=None, device=None, queue=None, **options):
     if not is_pyopencl_array(a):
         a = np.asarray(a)
     values_dtype = engine_dtype(a.dtype)
     _require_whole(a, axis)
-    if exact:
-        raise NotImplementedError("exact=True: clreduce has no exact sums in this version")
-    accumulate = engine_accumulator(values_dtype, op, dtype)
+    accumulate = None if dtype is None else np.dtype(dtype)
     if device is not None and is_pyopencl_array(a):
         raise ValueError("device= is for NumPy input: a PyOpenCL array is reduced on its queue")
-    return _reducer(values_dtype, op, accumulate, device)(a, out=out, queue=queue)
+    return _reducer(values_dtype, op, accumulate, device, **options)(a, out=out, queue=queue)
 
 
-def sum(a, axis=None, dtype=None, out=None, *, exact=False, device=None, queue=None):
+def sum(a, axis=None, dtype=None, out=None, *, exact=False, map=None, device=None, queue=None):
     """The sum of `a`'s values, as np.sum without axis: of NumPy's dtype (int64 for int32
     values), integers wrapping around; `dtype` the accumulator (int32, uint32, int64, uint64,
     float32, float64).
@@ -68,64 +67,71 @@ def sum(a, axis=None, dtype=None, out=None, *, exact=False, device=None, queue=N
     pyopencl.array.Array whose first value receives the sum, enqueued, for PyOpenCL input;
     then `out` is returned. `device`: None (the device `clreduce` takes without -p, -d, -t), a
     clreduce.Device, a pyopencl.Device or a triplet (platform, device[, type]).
+
+    `exact`: float32 and float64 values (float16 too, rounded to float32 as the engine
+    rounds it): the exact sum rounded once, as math.fsum's rounded, the same bits on every
+    device; with out=, rounded on the device. `map`: OpenCL C over x, each value (and i, its
+    index), summed instead of the value: "x*x" for the sum of squares, "fabs(x)" for the L1
+    norm.
     """
-    return _reduce("sum", a, axis, dtype, out, exact, device, queue)
+    return _reduce("sum", a, axis, dtype, out, device, queue, exact=exact, map=map)
 
 
-def prod(a, axis=None, dtype=None, out=None, *, exact=False, device=None, queue=None):
+def prod(a, axis=None, dtype=None, out=None, *, map=None, device=None, queue=None):
     """The product of `a`'s values, as np.prod; arguments as for sum."""
-    return _reduce("prod", a, axis, dtype, out, exact, device, queue)
+    return _reduce("prod", a, axis, dtype, out, device, queue, map=map)
 
 
-def min(a, axis=None, out=None, *, device=None, queue=None):
+def min(a, axis=None, out=None, *, map=None, device=None, queue=None):
     """The least of `a`'s values, as np.min (a NaN gives NaN); arguments as for sum."""
-    return _reduce("min", a, axis, None, out, False, device, queue)
+    return _reduce("min", a, axis, None, out, device, queue, map=map)
 
 
-def max(a, axis=None, out=None, *, device=None, queue=None):
+def max(a, axis=None, out=None, *, map=None, device=None, queue=None):
     """The largest of `a`'s values, as np.max (a NaN gives NaN); arguments as for sum."""
-    return _reduce("max", a, axis, None, out, False, device, queue)
+    return _reduce("max", a, axis, None, out, device, queue, map=map)
 
 
-def nanmin(a, axis=None, out=None, *, device=None, queue=None):
+def nanmin(a, axis=None, out=None, *, map=None, device=None, queue=None):
     """The least of `a`'s values but NaN, as np.nanmin; arguments as for sum."""
-    return _reduce("nanmin", a, axis, None, out, False, device, queue)
+    return _reduce("nanmin", a, axis, None, out, device, queue, map=map)
 
 
-def nanmax(a, axis=None, out=None, *, device=None, queue=None):
+def nanmax(a, axis=None, out=None, *, map=None, device=None, queue=None):
     """The largest of `a`'s values but NaN, as np.nanmax; arguments as for sum."""
-    return _reduce("nanmax", a, axis, None, out, False, device, queue)
+    return _reduce("nanmax", a, axis, None, out, device, queue, map=map)
 
 
-def _not_yet(name):
-    return NotImplementedError(
-        f"clreduce.{name}: the engine has no {name} in this version; "
-        f"it reduces by {', '.join(OPS)}"
-    )
-
-
-def argmin(a, axis=None, out=None, *, device=None, queue=None):
+def argmin(a, axis=None, out=None, *, map=None, device=None, queue=None):
     """The index of the first least of `a`'s values, as np.argmin (the first NaN's where there
     is one): an int64; arguments as for sum, but `out`, which is not in this version."""
-    return _reduce("argmin", a, axis, None, out, False, device, queue)
+    return _reduce("argmin", a, axis, None, out, device, queue, map=map)
 
 
-def argmax(a, axis=None, out=None, *, device=None, queue=None):
+def argmax(a, axis=None, out=None, *, map=None, device=None, queue=None):
     """The index of the first largest of `a`'s values, as np.argmax; arguments as for argmin."""
-    return _reduce("argmax", a, axis, None, out, False, device, queue)
+    return _reduce("argmax", a, axis, None, out, device, queue, map=map)
 
 
 def any(a, axis=None, out=None, *, device=None, queue=None):
     """Whether any of `a`'s values is not zero, as np.any (a np.bool_); arguments as for sum."""
-    return _reduce("any", a, axis, None, out, False, device, queue)
+    return _reduce("any", a, axis, None, out, device, queue)
 
 
 def all(a, axis=None, out=None, *, device=None, queue=None):
     """Whether all of `a`'s values are not zero, as np.all (a np.bool_); arguments as for sum."""
-    return _reduce("all", a, axis, None, out, False, device, queue)
+    return _reduce("all", a, axis, None, out, device, queue)
 
 
-def reduce(a, reduce="a+b", identity="0", map=None, **options):
-    """An op of your own, as pyopencl.reduction.ReductionKernel: not in this version
-    (NotImplementedError)."""
-    raise _not_yet("reduce")
+def reduce(a, reduce="a+b", identity="0", map=None, dtype=None, out=None, *, device=None,
+           queue=None):
+    """An op of your own, as pyopencl.reduction.ReductionKernel(ctx, dtype, neutral=identity,
+    reduce_expr=reduce, map_expr=map): `reduce` is OpenCL C over a and b of the accumulator's
+    type (accum_t), `identity` its neutral value, `map` OpenCL C over x (a value) and i (its
+    ulong index) that each value becomes first. `dtype`: the accumulator and the result's
+    dtype (int32, uint32, int64, uint64, float32, float64); default NumPy's for a sum (int64
+    for int32 values). A text that does not build raises clreduce.Error, cause
+    "kernel_build", the compiler's log in its details. Other arguments as for sum."""
+    return _reduce(
+        "custom", a, None, dtype, out, device, queue, reduce=reduce, identity=identity, map=map
+    )

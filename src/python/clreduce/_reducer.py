@@ -1,5 +1,6 @@
 """clreduce.Reducer: one dtype, one op, reduced again and again on NumPy and PyOpenCL arrays."""
 
+import functools
 import sys
 import threading
 
@@ -36,8 +37,9 @@ def engine_dtype(dtype):
 
 
 def engine_op(op):
-    """`op` if the engine reduces by it; NotImplementedError naming what it has otherwise."""
-    if op not in OPS:
+    """`op` if the engine reduces by it (or "custom", a user's); NotImplementedError naming
+    what it has otherwise."""
+    if op not in OPS and op != "custom":
         raise NotImplementedError(
             f"clreduce's engine has no '{op}' reduction in this version; it has "
             f"{', '.join(OPS)}"
@@ -45,11 +47,26 @@ def engine_op(op):
     return op
 
 
+@functools.lru_cache(maxsize=None)
 def numpy_result_dtype(dtype, op, accumulate=None):
     """The dtype of NumPy's answer for `op` on `dtype` values (sum and prod: with dtype=
-    `accumulate`): int64 for a sum of int32, float16 for a sum of float16, bool for any."""
+    `accumulate`): int64 for a sum of int32, float16 for a sum of float16, bool for any. A
+    custom op's: its accumulator, the engine's (`accumulate`, else NumPy's for a sum)."""
+    if op == "custom":
+        return _numpy_dtype(
+            _clreduce.accumulator_of(_ENGINE_TYPES[dtype], op, _engine_type(accumulate))
+        )
     options = {} if accumulate is None else {"dtype": accumulate}
     return np.dtype(getattr(np, op)(np.ones(1, dtype), **options).dtype)
+
+
+def _engine_type(dtype):
+    """The engine's name of a dtype, or None for None."""
+    return None if dtype is None else _ENGINE_TYPES[dtype]
+
+
+def _numpy_dtype(engine_type):
+    return np.dtype(_NUMPY_CODES[engine_type])
 
 
 def engine_accumulator(dtype, op, accumulate):
@@ -57,17 +74,27 @@ def engine_accumulator(dtype, op, accumulate):
     that result's dtype (the engine's own defaults for int32 and uint32 are themselves), or
     None for the engine's default where NumPy's result is none of ACCUMULATORS (float16's
     float32; min, max, any and all); NotImplementedError where dtype= names no accumulator."""
-    if op not in ("sum", "prod"):
+    if op not in ("sum", "prod", "custom"):
         if accumulate is not None:
-            raise TypeError(f"dtype= is for sum and prod, not {op}")
+            raise TypeError(f"dtype= is for sum, prod and reduce, not {op}")
         return None
+    if op == "custom":
+        return None if accumulate is None else _accumulator(accumulate)
     result = numpy_result_dtype(dtype, op, accumulate)
     if result in ACCUMULATORS:
         return result
     if accumulate is None or result == numpy_result_dtype(dtype, op):
         return None
+    return _accumulator(result)
+
+
+def _accumulator(dtype):
+    """`dtype` if the engine accumulates in it; NotImplementedError otherwise."""
+    dtype = np.dtype(dtype)
+    if dtype in ACCUMULATORS:
+        return dtype
     raise NotImplementedError(
-        f"dtype={result}: clreduce accumulates in {', '.join(d.name for d in ACCUMULATORS)}"
+        f"dtype={dtype}: clreduce accumulates in {', '.join(d.name for d in ACCUMULATORS)}"
     )
 
 
@@ -102,18 +129,39 @@ class Reducer:
     built costs no compile. A Reducer may be shared by threads; each call has it to itself.
 
     The result's dtype is `result_dtype`, NumPy's: int64 for a sum of int32, uint64 for one of
-    uint32, the values' own for min and max, bool for any and all. `accumulate` (sum and prod)
-    is NumPy's dtype=: int32, uint32, int64, uint64, float32 or float64.
+    uint32, the values' own for min and max, bool for any and all. `accumulate` (sum, prod and
+    a custom op) is NumPy's dtype=: int32, uint32, int64, uint64, float32 or float64.
+
+    `map`: OpenCL C over x (a value) and i (its ulong index) that each value becomes before it
+    is reduced, as pyopencl.reduction.ReductionKernel's map_expr ("x*x", "fabs(x)"); not for
+    any and all. `op` "custom" with `reduce` (OpenCL C over a and b, the accumulator's type
+    accum_t) and `identity` is an op of your own, as ReductionKernel's reduce_expr and neutral.
+    `exact` (a sum of float32 or float64; float16 as the engine has it): the sum rounded once,
+    the same bits on every device; float16's is rounded to float32, as the engine rounds it.
     """
 
-    def __init__(self, dtype, op="sum", device=None, accumulate=None):
+    def __init__(self, dtype, op="sum", device=None, accumulate=None, *, map=None,
+                 reduce=None, identity=None, exact=False):
         self.dtype = engine_dtype(dtype)
         self.op = engine_op(op)
         self.accumulate = engine_accumulator(self.dtype, self.op, accumulate)
         self.result_dtype = numpy_result_dtype(self.dtype, self.op, self.accumulate)
+        self.exact = exact
+        in_own_dtype = accumulate is None or np.dtype(accumulate) == self.dtype
+        if exact and (self.op != "sum" or map or not in_own_dtype):
+            raise ValueError("exact=True is a sum of the values in their own dtype, unmapped")
+        if exact:
+            # Rounded once to the engine's type for it: float32 for float16, not NumPy's
+            # float16, which would round a second time. Where the engine has no exact sum,
+            # its error comes with the first call.
+            rounded_to = _clreduce.exact_sum_type(_ENGINE_TYPES[self.dtype])
+            if rounded_to is not None:
+                self.result_dtype = _numpy_dtype(rounded_to)
+        self._expressions = (reduce or "", identity or "", map or "")
         self._device_argument = device
         self._device = None  # resolved on the first NumPy input: PyOpenCL input has its own
-        self._engines = {}  # (context, device) handles -> _clreduce.Engine
+        self._engines = {}  # (context, device) handles -> _clreduce.Engine or ExactEngine
+        self._last = (None, None)  # the last PyOpenCL queue and its engine: no lookup again
         self._lock = threading.Lock()
 
     def __repr__(self):
@@ -147,7 +195,8 @@ class Reducer:
         pyopencl.array.Array `out`, after a's, out's and `wait_for`'s events, on `queue`
         (default: `a.queue`), and returns the pyopencl.Event of its last command. `out` has
         the engine's accumulator dtype, which is result_dtype but for sums
-        of float16 (float32) and bool (uint64) and any and all (uint32)."""
+        of float16 (float32) and bool (uint64) and any and all (uint32). An exact sum is
+        rounded on the device, into out of result_dtype."""
         import pyopencl
 
         if self.op in ("argmin", "argmax"):
@@ -157,7 +206,7 @@ class Reducer:
             )
         queue = self._check_pyopencl_input(a, queue)
         engine = self._engine_for(queue)
-        accumulator = np.dtype(_NUMPY_CODES[engine.accumulator])
+        accumulator = _numpy_dtype(engine.accumulator)
         if not is_pyopencl_array(out) or out.dtype != accumulator:
             raise TypeError(f"out= takes a pyopencl.array.Array of {accumulator}")
         _require_contiguous(out, "out")
@@ -206,11 +255,20 @@ class Reducer:
 
     def _empty_result(self):
         """NumPy's answer for no values: the op's identity, or NumPy's ValueError where the op
-        has none (min, max)."""
+        has none (min, max; a custom op)."""
+        if self.op == "custom":
+            raise ValueError("zero-size array to a custom reduction: it has no NumPy identity")
         return self.result_dtype.type(getattr(np, self.op)(np.empty(0, self.dtype)))
 
     def _engine_for(self, queue):
-        return self._engine(queue.context.int_ptr, queue.device.int_ptr)
+        """The engine for a PyOpenCL queue's context and device. The last queue's is kept with
+        the queue (so that its handle names no other queue), since repeated calls mostly come
+        from one."""
+        last_queue, engine = self._last
+        if queue is not last_queue:
+            engine = self._engine(queue.context.int_ptr, queue.device.int_ptr)
+            self._last = (queue, engine)
+        return engine
 
     def _engine(self, context, device):
         """The engine's reducer for a context and device, built on first use. It keeps the
@@ -218,8 +276,13 @@ class Reducer:
         with self._lock:
             key = (context, device)
             if key not in self._engines:
-                self._engines[key] = _clreduce.Engine(
-                    context, device, _ENGINE_TYPES[self.dtype], self.op,
-                    None if self.accumulate is None else _ENGINE_TYPES[self.accumulate],
-                )
+                self._engines[key] = self._new_engine(context, device)
             return self._engines[key]
+
+    def _new_engine(self, context, device):
+        if self.exact:
+            return _clreduce.ExactEngine(context, device, _ENGINE_TYPES[self.dtype])
+        return _clreduce.Engine(
+            context, device, _ENGINE_TYPES[self.dtype], self.op,
+            _engine_type(self.accumulate), *self._expressions,
+        )
