@@ -66,6 +66,18 @@ std::string parts_text(const AxisLayout& layout, int ranks) {
     return text;
 }
 
+/// Adds `rows` to the index of each of argmin's or argmax's pairs (`size` bytes apart, the
+/// index at byte 8), but the identity's, which must stay past every value's.
+void move_indices(std::vector<unsigned char>& pairs, std::size_t size, std::uint64_t rows) {
+    for (std::size_t at = sizeof(std::int64_t); at < pairs.size(); at += size) {
+        std::int64_t index = 0;
+        std::memcpy(&index, &pairs[at], sizeof index);
+        if (index != std::numeric_limits<std::int64_t>::max())
+            index += static_cast<std::int64_t>(rows);
+        std::memcpy(&pairs[at], &index, sizeof index);
+    }
+}
+
 /// This rank's part reduced on its device: the reducer (which reads results back) and the
 /// results' bytes, as the kernels write them. argmin's and argmax's indices count from the
 /// part's first row; with the rows split they are made the whole axis's here (an empty
@@ -102,24 +114,17 @@ PartResults reduce_part(const SelectedDevice& device, const Options& options,
     if (results > 0)
         queue.queue.enqueueReadBuffer(output, CL_TRUE, 0, done.bytes.size(), done.bytes.data());
     if (info(options.op).indexed && part.split_rows)
-        for (std::uint64_t k = 0; k < results; ++k) {
-            auto* index = done.bytes.data() + k * result_size + sizeof(std::int64_t);
-            std::int64_t value = 0;
-            std::memcpy(&value, index, sizeof value);
-            if (value != std::numeric_limits<std::int64_t>::max())
-                value += static_cast<std::int64_t>(part.first_row);
-            std::memcpy(index, &value, sizeof value);
-        }
+        move_indices(done.bytes, result_size, part.first_row);
     return done;
 }
 
 void print_report(std::ostream& out, const Options& options, const AxisLayout& layout, int ranks,
                   const Combiner& combiner, const SegmentedResult& result) {
     const bool split_rows = layout.blocks == 1;
-    const std::string how = split_rows ? "the reduced rows split, the ranks' arrays combined with "
-                                         "MPI_Reduce (" +
-                                             combiner.description() + ")"
-                                       : "the blocks split, gathered with MPI_Gatherv";
+    std::string how = "the blocks split, gathered with MPI_Gatherv";
+    if (split_rows)
+        how = "the reduced rows split, the ranks' arrays combined with MPI_Reduce (" +
+              combiner.description() + ")";
     if (options.format == Format::json) {
         std::string shape;
         for (const auto extent : result.shape.extents)
