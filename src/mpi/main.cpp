@@ -37,7 +37,9 @@ namespace {
 
 constexpr const char* mpi_help =
     "clreduce-mpi takes the options above, run under mpirun: -l is the total length, split "
-    "across the ranks; -d names the devices each node's ranks take in turn by node-local rank "
+    "across the ranks; --axis splits the array's blocks among them, or a reduced leading axis's "
+    "rows, once (no --iterations); -d names the devices each node's ranks take in turn by "
+    "node-local rank "
     "(-d all: one rank per device). Refused: --list, --sweep, --csv, --host-input, --chunk, "
     "--max-buffer, --no-check (every slice and the combination are always checked).\n";
 
