@@ -7,6 +7,7 @@
 #include "clreduce/segmented.hpp"
 #include "device_targets.hpp"
 
+#include <limits>
 #include <random>
 
 using namespace clreduce;
@@ -26,6 +27,16 @@ void require_matches(const std::vector<Scalar>& results, const std::vector<Refer
                        << to_string(expected[first].value));
 }
 
+/// Checks the values and, for argmin and argmax, the indices against the references.
+void require_matches(const SegmentedResult& result, const std::vector<Reference>& expected) {
+    require_matches(result.values, expected);
+    std::vector<std::int64_t> indices;
+    for (const auto& reference : expected)
+        if (reference.index)
+            indices.push_back(*reference.index);
+    CHECK(result.indices == indices);
+}
+
 /// Reduces `shape` of random values along `axes` on the device and on the host.
 void check_axes(SegmentedReducer& reducer, const DeviceUnderTest& target, const Recipe& recipe,
                 const Shape& shape, const std::vector<int>& axes) {
@@ -38,7 +49,7 @@ void check_axes(SegmentedReducer& reducer, const DeviceUnderTest& target, const 
     const auto result = reducer.reduce_axes(target.queue.queue, input, 0, shape, axes);
     CHECK(result.shape.extents == layout.result.extents);
     CHECK(result.pass_us.size() == reducer.plan(layout).size());
-    require_matches(result.values, host_reduce_axes(recipe.op, values, layout));
+    require_matches(result, host_reduce_axes(recipe.op, values, layout));
 }
 
 struct AxisCase {
@@ -144,7 +155,7 @@ TEST_CASE("CSR segments: empty, tiny, huge, one, none", "[segmented]") {
     const std::vector<std::vector<std::uint64_t>> segmentations = {
         tiny, {0, 200000, 0, 300001}, {100003}, {0, 0, 0}, {}};
     for (auto& target : devices_under_test())
-        for (const Op op : {Op::sum, Op::max}) {
+        for (const Op op : {Op::sum, Op::max, Op::argmax}) {
             Recipe recipe;
             recipe.op = op;
             // max's work-groups loop over several tiles each, sum's take the defaults.
@@ -164,8 +175,10 @@ TEST_CASE("CSR segments: empty, tiny, huge, one, none", "[segmented]") {
                 const auto result = reducer.reduce_segments(
                     target.queue.queue, input, 1, offsets.back(), offsets_buffer, lengths.size());
                 require_matches(
-                    result.values,
-                    host_reduce_segments(op, ValuesView(values).part(1, 599999), offsets));
+                    result, host_reduce_segments(op, ValuesView(values).part(1, 599999), offsets));
+                for (std::size_t s = 0; s < lengths.size() && op == Op::argmax; ++s)
+                    if (lengths[s] == 0)
+                        CHECK(result.indices[s] == no_index);
             }
         }
 }
@@ -195,4 +208,81 @@ TEST_CASE("the enqueued form writes into the caller's buffer at an index and cha
         CHECK_THROWS_AS(reducer.enqueue_reduce_axes(queue.queue, input, 1, shape, {1}, results, 0),
                         Error);
     }
+}
+
+namespace {
+
+/// argmin's or argmax's indices of `values` (float32, of `shape`) along `axis`.
+std::vector<std::int64_t> arg_indices(const DeviceUnderTest& target, Op op,
+                                      const std::vector<float>& values, const Shape& shape,
+                                      int axis) {
+    Recipe recipe;
+    recipe.type = DataType::float32;
+    recipe.op = op;
+    SegmentedReducer reducer(target.queue.context, target.queue.device, recipe);
+    const auto input = upload(target.queue, HostValues(values));
+    const auto result = reducer.reduce_axes(target.queue.queue, input, 0, shape, {axis});
+    const auto layout = axis_layout(shape, {axis});
+    require_matches(result, host_reduce_axes(op, HostValues(values), layout));
+    return result.indices;
+}
+
+} // namespace
+
+TEST_CASE("argmin and argmax along an axis give NumPy's first index: ties, NaN, -0",
+          "[segmented]") {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    // np.argmax(a, axis=1) is [1, 0, 0, 4], np.argmin [3, 0, 0, 4]; along axis 0 [1, 0, 1, 3, 3]
+    // and [1, 3, 1, 0, 3].
+    const std::vector<float> matrix = {1, 3, 3, 0, 3, nan,   1, nan, 5, 5,
+                                       2, 2, 2, 2, 2, -0.0f, 0, -1,  7, nan};
+    const Shape shape{{4, 5}};
+    for (auto& target : devices_under_test()) {
+        INFO("device '" << target.report.name << "'");
+        using Indices = std::vector<std::int64_t>;
+        CHECK(arg_indices(target, Op::argmax, matrix, shape, 1) == Indices{1, 0, 0, 4});
+        CHECK(arg_indices(target, Op::argmin, matrix, shape, 1) == Indices{3, 0, 0, 4});
+        CHECK(arg_indices(target, Op::argmax, matrix, shape, 0) == Indices{1, 0, 1, 3, 3});
+        CHECK(arg_indices(target, Op::argmin, matrix, shape, 0) == Indices{1, 3, 1, 0, 3});
+        // The same matrix in Fortran order is its transpose: rows become columns.
+        CHECK(arg_indices(target, Op::argmax, matrix, {{5, 4}, Order::fortran}, 0) ==
+              Indices{1, 0, 0, 4});
+    }
+}
+
+TEST_CASE("argmax of long rows and columns split in chunks takes the first of two extremes",
+          "[segmented]") {
+    // Three rows (or columns) of 100003 zeros with 5 at 90000 and at 70000 + k: few long rows
+    // and few columns, both split among work-groups, and their partials reduced again.
+    constexpr std::uint64_t length = 100003;
+    for (auto& target : devices_under_test())
+        for (const bool rows : {true, false}) {
+            INFO("device '" << target.report.name << "', " << (rows ? "rows" : "columns"));
+            std::vector<float> values(3 * length, 0.0f);
+            const auto at = [&](std::uint64_t k, std::uint64_t r) -> float& {
+                return values[rows ? k * length + r : r * 3 + k];
+            };
+            for (std::uint64_t k = 0; k < 3; ++k)
+                at(k, 90000) = at(k, 70000 + k) = 5;
+            const Shape shape{rows ? std::vector<std::uint64_t>{3, length}
+                                   : std::vector<std::uint64_t>{length, 3}};
+            CHECK(arg_indices(target, Op::argmax, values, shape, rows ? 1 : 0) ==
+                  std::vector<std::int64_t>{70000, 70001, 70002});
+        }
+}
+
+TEST_CASE("argmin and argmax along every shape class match the host's first index", "[segmented]") {
+    for (auto& target : devices_under_test())
+        for (const Op op : {Op::argmin, Op::argmax}) {
+            Recipe recipe;
+            recipe.type = DataType::int8; // few values: many ties
+            recipe.op = op;
+            SegmentedReducer reducer(target.queue.context, target.queue.device, recipe);
+            for (const auto& [shape, axes] : telling_axis_cases()) {
+                INFO("device '" << target.report.name << "', " << name_of(op) << ", rank "
+                                << shape.extents.size() << ", " << shape.extents.front()
+                                << " first, axis " << axes.front());
+                check_axes(reducer, target, recipe, shape, axes);
+            }
+        }
 }

@@ -10,6 +10,7 @@
 
 #include <mpi.h>
 #include <string>
+#include <vector>
 
 namespace clreduce::mpi {
 
@@ -24,6 +25,15 @@ public:
     /// MPI_Reduce of every rank's result (its value and, for argmin and argmax, its index) to
     /// rank 0 (a collective); the combined result on rank 0, `mine` elsewhere.
     Reduction reduce_to_root(const Reduction& mine, MPI_Comm comm) const;
+
+    /// The same for `count` results a rank, laid out as the kernels write them (argmin's and
+    /// argmax's pairs: partial_size() in ops.hpp), combined element-wise into `combined` on
+    /// rank 0 (a collective; `combined` is read on rank 0 alone).
+    void reduce_to_root(const void* mine, void* combined, int count, MPI_Comm comm) const;
+
+    /// MPI_Gatherv of every rank's `count` results (laid out as above) to rank 0, in rank
+    /// order (a collective): their bytes on rank 0, nothing elsewhere.
+    std::vector<unsigned char> gather_to_root(const void* mine, int count, MPI_Comm comm) const;
 
     /// e.g. "MPI_UINT32_T, clreduce's sum (user-defined, commutative)".
     std::string description() const;

@@ -10,6 +10,7 @@
 // some ranks ends in an agreement (agree.hpp), so that all ranks fail together.
 
 #include "agree.hpp"
+#include "axes_ranks.hpp"
 #include "combine.hpp"
 #include "exact_ranks.hpp"
 #include "fingerprint.hpp"
@@ -36,7 +37,9 @@ namespace {
 
 constexpr const char* mpi_help =
     "clreduce-mpi takes the options above, run under mpirun: -l is the total length, split "
-    "across the ranks; -d names the devices each node's ranks take in turn by node-local rank "
+    "across the ranks; --axis splits the array's blocks among them, or a reduced leading axis's "
+    "rows, once (no --iterations); -d names the devices each node's ranks take in turn by "
+    "node-local rank "
     "(-d all: one rank per device). Refused: --list, --sweep, --csv, --host-input, --chunk, "
     "--max-buffer, --no-check (every slice and the combination are always checked).\n";
 
@@ -68,13 +71,6 @@ int node_local_rank() {
     MPI_Comm_rank(node, &node_rank);
     MPI_Comm_free(&node);
     return node_rank;
-}
-
-/// This rank's device: of the devices the triplet selects, the one at its node-local rank,
-/// round-robin when a node has more ranks than devices.
-SelectedDevice device_of_rank(const DeviceTriplet& triplet, int node_rank) {
-    const auto devices = select_devices(triplet);
-    return devices[static_cast<std::size_t>(node_rank) % devices.size()];
 }
 
 /// This rank's figures and checked result, for rank 0's report.
@@ -170,6 +166,8 @@ int reduce_across_ranks(int argc, char* argv[], std::ostream& out) {
     require_same_run(*options, file, rank);
     if (options->exact)
         return exact_across_ranks(*options, file, agree, node_rank, out);
+    if (!options->axes.empty())
+        return axes_across_ranks(*options, file, agree, node_rank, out);
 
     std::optional<SliceReducer> slice;
     const auto part = [&] { return slice_of(options->length, ranks, rank); };
