@@ -101,9 +101,11 @@ void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const Segment
         kernel.setArg(4, cl_ulong{pass.blocks});
         kernel.setArg(5, cl_uint{pass.width});
         kernel.setArg(6, cl_ulong{pass.chunks});
-        kernel.setArg(7, out);
-        kernel.setArg(8, cl_ulong{first_out});
-        kernel.setArg(9, scratch);
+        kernel.setArg(7, cl_ulong{pass.tiles});
+        kernel.setArg(8, cl_uint{pass.tiles_per_group});
+        kernel.setArg(9, out);
+        kernel.setArg(10, cl_ulong{first_out});
+        kernel.setArg(11, scratch);
     } else {
         kernel = kernels.columns;
         kernel.setArg(0, in);
@@ -112,8 +114,10 @@ void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const Segment
         kernel.setArg(3, cl_ulong{pass.columns});
         kernel.setArg(4, cl_uint{pass.width});
         kernel.setArg(5, cl_ulong{pass.chunks});
-        kernel.setArg(6, out);
-        kernel.setArg(7, scratch);
+        kernel.setArg(6, cl_ulong{pass.tiles});
+        kernel.setArg(7, cl_uint{pass.tiles_per_group});
+        kernel.setArg(8, out);
+        kernel.setArg(9, scratch);
     }
     queue.enqueueNDRangeKernel(
         kernel, cl::NullRange, cl::NDRange(pass.work_groups * pass.work_group_size),

@@ -120,16 +120,29 @@ TEST_CASE("an axis reduction matches the host per row and column in every shape 
     }
 }
 
-TEST_CASE("every op and type reduces along either axis of a matrix", "[segmented]") {
+TEST_CASE("every op and type reduces along axes, in work-groups that loop over tiles or not",
+          "[segmented]") {
+    SegmentTuning looping; // a launch of one work-group per compute unit: most loop
+    looping.launched_groups_per_unit = 1;
     for (const auto& combination : every_op_and_type()) {
         if (combination.recipe.finish == Finish::last_group ||
             combination.recipe.path != Path::tree)
             continue;
         SECTION(combination.name()) {
-            SegmentedReducer reducer(combination.target->queue.context,
-                                     combination.target->queue.device, combination.recipe);
+            const auto& queue = combination.target->queue;
+            SegmentedReducer reducer(queue.context, queue.device, combination.recipe);
             for (const int axis : {0, 1})
                 check_axes(reducer, *combination.target, combination.recipe, {{37, 1031}}, {axis});
+            // Many rows: on a CPU, a work-item per row.
+            check_axes(reducer, *combination.target, combination.recipe, {{1031, 37}}, {1});
+            SegmentedReducer looping_reducer(queue.context, queue.device, combination.recipe,
+                                             looping);
+            for (const auto& [shape, axes] : telling_axis_cases()) {
+                INFO("looping over tiles: shape of rank "
+                     << shape.extents.size() << ", " << shape.extents.front() << " first, axis "
+                     << axes.front());
+                check_axes(looping_reducer, *combination.target, combination.recipe, shape, axes);
+            }
         }
     }
 }
@@ -145,7 +158,10 @@ TEST_CASE("CSR segments: empty, tiny, huge, one, none", "[segmented]") {
         for (const Op op : {Op::sum, Op::max, Op::argmax}) {
             Recipe recipe;
             recipe.op = op;
-            SegmentedReducer reducer(target.queue.context, target.queue.device, recipe);
+            // max's work-groups loop over several tiles each, sum's take the defaults.
+            SegmentTuning looping;
+            looping.launched_groups_per_unit = op == Op::max ? 1 : 0;
+            SegmentedReducer reducer(target.queue.context, target.queue.device, recipe, looping);
             const auto values = random_values(DataType::int32, op, 600000, 3);
             const auto input = upload(target.queue, values);
             for (const auto& lengths : segmentations) {
