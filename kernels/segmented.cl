@@ -76,10 +76,11 @@ kernel void reduce_segments(global const input_t* in, ulong first, global const 
 // them where there are fewer than its work-items) and reads get_local_size(0) / width rows at a
 // time; work-group g takes chunk g % chunks of the rows of column tile g / chunks % tiles of
 // block g / chunks / tiles. The partial of column k of block o, chunk c, goes to
-// out[(o * columns + k) * chunks + c]: a column's chunks side by side, as rows for a second
-// launch of reduce_segments.
+// out[first_out + (o * columns + k) * chunks + c]: a column's chunks side by side, as rows for
+// a second launch of reduce_segments.
 kernel void reduce_columns(global const input_t* in, ulong first, ulong rows, ulong columns,
-                           uint width, ulong chunks, global accum_t* out, local accum_t* scratch) {
+                           uint width, ulong chunks, global accum_t* out, ulong first_out,
+                           local accum_t* scratch) {
     const uint lid = get_local_id(0);
     const uint phases = get_local_size(0) / width; // rows read at a time
     const uint phase = lid / width;
@@ -99,6 +100,6 @@ kernel void reduce_columns(global const input_t* in, ulong first, ulong rows, ul
     if (phase == 0 && column < columns) {
         for (uint p = 1; p < phases; ++p)
             value = op(value, scratch[p * width + lid]);
-        out[(block * columns + column) * chunks + chunk] = value;
+        out[first_out + (block * columns + column) * chunks + chunk] = value;
     }
 }

@@ -108,7 +108,8 @@ void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const Segment
         kernel.setArg(4, cl_uint{pass.width});
         kernel.setArg(5, cl_ulong{pass.chunks});
         kernel.setArg(6, out);
-        kernel.setArg(7, scratch);
+        kernel.setArg(7, cl_ulong{first_out});
+        kernel.setArg(8, scratch);
     }
     queue.enqueueNDRangeKernel(
         kernel, cl::NullRange, cl::NDRange(pass.work_groups * pass.work_group_size),
