@@ -148,7 +148,7 @@ std::vector<unsigned char> result_bytes(const Result& result, bool indexed) {
     if constexpr (carries_indices<Result>::value) {
         if (indexed) {
             for (const auto index : result.indices)
-                append(std::int64_t{index});
+                append(static_cast<std::int64_t>(index));
             return bytes;
         }
     }
