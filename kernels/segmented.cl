@@ -101,11 +101,11 @@ kernel void reduce_segments(global const input_t* in, ulong first, global const 
 // where there are fewer than the work-group's work-items) and reads get_local_size(0) / width
 // rows at a time; tile g takes chunk g % chunks of the rows of column tile g / chunks %
 // column_tiles of block g / chunks / column_tiles. The partial of column k of block o, chunk c,
-// goes to out[(o * columns + k) * chunks + c]: a column's chunks side by side, as rows for a second
-// launch of reduce_segments.
+// goes to out[first_out + (o * columns + k) * chunks + c]: a column's chunks side by side, as
+// rows for a second launch of reduce_segments.
 kernel void reduce_columns(global const input_t* in, ulong first, ulong rows, ulong columns,
                            uint width, ulong chunks, ulong tiles, uint tiles_per_group,
-                           global accum_t* out, local accum_t* scratch) {
+                           global accum_t* out, ulong first_out, local accum_t* scratch) {
     const uint lid = get_local_id(0);
     const uint phases = get_local_size(0) / width; // rows read at a time
     const uint phase = lid / width;
@@ -135,6 +135,6 @@ kernel void reduce_columns(global const input_t* in, ulong first, ulong rows, ul
             barrier(CLK_LOCAL_MEM_FENCE); // read before the next tile writes
         }
         if (phase == 0 && column < columns)
-            out[(block * columns + column) * chunks + chunk] = value;
+            out[first_out + (block * columns + column) * chunks + chunk] = value;
     }
 }

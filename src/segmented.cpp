@@ -117,7 +117,8 @@ void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const Segment
         kernel.setArg(6, cl_ulong{pass.tiles});
         kernel.setArg(7, cl_uint{pass.tiles_per_group});
         kernel.setArg(8, out);
-        kernel.setArg(9, scratch);
+        kernel.setArg(9, cl_ulong{first_out});
+        kernel.setArg(10, scratch);
     }
     queue.enqueueNDRangeKernel(
         kernel, cl::NullRange, cl::NDRange(pass.work_groups * pass.work_group_size),

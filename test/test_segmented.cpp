@@ -202,6 +202,17 @@ TEST_CASE("the enqueued form writes into the caller's buffer at an index and cha
                           [](const Scalar& x) { return x == Scalar{cl_int{0}}; }));
         require_matches({found.begin() + 10, found.end()},
                         host_reduce_axes(Op::sum, values, axis_layout(shape, {1})));
+        // Columns read in one launch write at the index too: 300 column sums of 64 rows.
+        const Shape columns{{64, 300}};
+        const auto column_values = random_values(DataType::int32, Op::sum, columns.values(), 3);
+        reducer
+            .enqueue_reduce_axes(queue.queue, upload(queue, column_values), 0, columns, {0},
+                                 results, 10)
+            .wait();
+        const auto again = read_results(queue, results, DataType::int32, 310);
+        CHECK(std::equal(found.begin(), found.begin() + 10, again.begin())); // left as they were
+        require_matches({again.begin() + 10, again.end()},
+                        host_reduce_axes(Op::sum, column_values, axis_layout(columns, {0})));
         // 7000 column sums do not fit; the input has no value 1 + 2.1e6.
         CHECK_THROWS_AS(reducer.enqueue_reduce_axes(queue.queue, input, 0, shape, {0}, results, 0),
                         Error);
