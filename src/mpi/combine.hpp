@@ -3,13 +3,16 @@
 // op row's host twin) as a user-defined MPI op, so that integer sums and products wrap and
 // each op treats NaN as the kernel does; argmin's and argmax's pairs (value, index in the whole
 // input) combine as the kernel's op combines them, so the first index wins whatever the ranks.
+// A user's op has no host twin: rank 0's device combines the ranks' results.
 
 #include "clreduce/kinds.hpp"
 #include "clreduce/reducer.hpp"
 #include "clreduce/types.hpp"
 
+#include <functional>
 #include <mpi.h>
 #include <string>
+#include <vector>
 
 namespace clreduce::mpi {
 
@@ -21,19 +24,24 @@ public:
     Combiner(const Combiner&) = delete;
     Combiner& operator=(const Combiner&) = delete;
 
-    /// MPI_Reduce of every rank's result (its value and, for argmin and argmax, its index) to
-    /// rank 0 (a collective); the combined result on rank 0, `mine` elsewhere.
-    Reduction reduce_to_root(const Reduction& mine, MPI_Comm comm) const;
+    /// What combines the ranks' results on rank 0's device: a user's op has no host twin.
+    using OnDevice = std::function<Reduction(const std::vector<Reduction>&)>;
 
-    /// e.g. "MPI_UINT32_T, clreduce's sum (user-defined, commutative)".
+    /// MPI_Reduce of every rank's result (its value and, for argmin and argmax, its index) to
+    /// rank 0 (a collective); the combined result on rank 0, `mine` elsewhere. A user's op
+    /// (Op::custom): MPI_Gather of the results' bytes, which `on_device` combines on rank 0.
+    Reduction reduce_to_root(const Reduction& mine, MPI_Comm comm, const OnDevice& on_device) const;
+
+    /// e.g. "MPI_Reduce (MPI_UINT32_T, clreduce's sum (user-defined, commutative))".
     std::string description() const;
 
 private:
     DataType type_;
     bool indexed_;
-    MPI_Datatype datatype_;
+    bool on_device_; // a user's op: gathered, combined by rank 0's device
+    MPI_Datatype datatype_ = MPI_DATATYPE_NULL;
     std::string datatype_name_;
-    MPI_Op op_;
+    MPI_Op op_ = MPI_OP_NULL;
     std::string op_name_;
 };
 
