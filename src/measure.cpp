@@ -308,9 +308,9 @@ Reference in_order_reference(Reducer& reducer, const cl::CommandQueue& queue,
     return reference;
 }
 
-/// `spans` of host memory as pieces of the reducer's device, read where they are
-/// (CL_MEM_USE_HOST_PTR: a CPU device copies nothing, others copy a buffer at a time), each at
-/// most a buffer long, with their places in the whole input.
+/// `spans` of host memory as pieces of the reducer's device, each at most a buffer long, with
+/// their places in the whole input: CL_MEM_USE_HOST_PTR, so that a CPU device reads them where
+/// they are; another device may keep a copy in its own memory while they live.
 std::vector<Piece> pieces_in_place(const Reducer& reducer, const std::vector<ValuesView>& spans) {
     const auto per_buffer = buffer_values(reducer.report(), reducer.type(), 0);
     std::vector<Piece> pieces;

@@ -134,7 +134,7 @@ Reference reference_for(Reducer& reducer, const cl::CommandQueue& queue,
 
 /// The same for `spans` of host memory, one input in their order (a stream's, the shares of
 /// several devices): host_reduce(), else Reducer::reduce_in_order() on `queue` over the spans
-/// read where they are (CL_MEM_USE_HOST_PTR), a buffer's worth at a time.
+/// as buffers of CL_MEM_USE_HOST_PTR (a CPU device reads them where they are).
 Reference reference_for(Reducer& reducer, const cl::CommandQueue& queue,
                         const std::vector<ValuesView>& spans);
 
