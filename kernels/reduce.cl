@@ -14,11 +14,13 @@
 //   -D REDUCE_INPUT=<type>    how the input buffer stores a value (char ... double; half and
 //                             ushort for float16 and bfloat16, uchar for bool)
 //   -D REDUCE_VALUE=<type>    what a value is loaded into (float for half and bfloat16), and
-//                             REDUCE_VALUE4 its 4-vector
+//                             REDUCE_VALUE4 its 4-vector, and REDUCE_VALUEN its n-vector, for
+//                             the n = REDUCE_VALUES_PER_LOAD values one load reads (4, and 8
+//                             and 16 for 2- and 1-byte inputs: at least 16 bytes; fold_private)
 //   -D REDUCE_ACCUM=<type>    what is reduced: each value is mapped to it (int8 sums
 //                             accumulate in long), and REDUCE_ACCUM4 its 4-vector; with
 //                             -D REDUCE_INDEXED (argmin, argmax) a pair of it and its index.
-// It appends the definitions of load, load4, map, map4, identity, splat4, op and op4 for the
+// It appends the definitions of load, loadn, map, map4, identity, splat4, op and op4 for the
 // types and the op chosen on the command line (sum, prod, min, max, ..., or the user's own),
 // and, for the path the device supports, the relay to the matching built-in. Passes after the
 // first read partials: they are built with the accumulator as the input and map as a
@@ -62,9 +64,10 @@ typedef REDUCE_ACCUM4 accum4_t;
 typedef REDUCE_INPUT input_t;
 typedef REDUCE_VALUE value_t;
 typedef REDUCE_VALUE4 value4_t;
+typedef REDUCE_VALUEN valuen_t;
 
 value_t load(global const input_t* in, ulong i);   // value i
-value4_t load4(global const input_t* in, ulong v); // values 4v ... 4v + 3, aligned
+valuen_t loadn(global const input_t* in, ulong v); // values nv ... nv + n - 1, aligned
 accum_t map(value_t x, ulong i);                   // value x, whose index is i, to reduce
 accum4_t map4(value4_t x, ulong i);                // map on each lane; lane 0's index is i
 accum_t identity(void);                            // op(identity(), x) == x for every x
@@ -74,10 +77,28 @@ accum4_t op4(accum4_t a, accum4_t b);              // op on each lane, as one ve
 accum_t work_group_reduce_op(accum_t x);           // defined only when REDUCE_PATH_WORK_GROUP is
 accum_t sub_group_reduce_op(accum_t x);            // defined only when REDUCE_PATH_SUB_GROUP is
 
-// Values 4v ... 4v + 3 of the buffer, mapped; in[first] has the index `start` (its place in
-// the whole input, which may be held in several buffers).
+// How read4 joins the quarters of a load of 8 or 16 values, named for the mutation tests as
+// the fold's last steps below are.
+#ifndef REDUCE_COMBINE_QUARTERS
+#define REDUCE_COMBINE_QUARTERS(a, b) op4(a, b)
+#endif
+
+// Values nv ... nv + n - 1 of the buffer (n = REDUCE_VALUES_PER_LOAD), mapped into one
+// 4-vector of accumulators; in[first] has the index `start` (its place in the whole input,
+// which may be held in several buffers). The load is mapped a quarter (4 lanes) at a time,
+// and the quarters are combined lane by lane. (The quarters are taken through a union, not as
+// the swizzles .s0123 ... .scdef: Oclgrind 21.10's check for uninitialized values takes a
+// swizzle's lanes past the fourth for undefined.)
 accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
-    return map4(load4(in, v), 4 * v - first + start);
+    const union {
+        valuen_t all;
+        value4_t quarter[REDUCE_VALUES_PER_LOAD / 4];
+    } x = {loadn(in, v)};
+    const ulong i = REDUCE_VALUES_PER_LOAD * v - first + start;
+    accum4_t folded = map4(x.quarter[0], i);
+    for (uint q = 1; q < REDUCE_VALUES_PER_LOAD / 4; ++q)
+        folded = REDUCE_COMBINE_QUARTERS(folded, map4(x.quarter[q], i + 4 * q));
+    return folded;
 }
 
 // The fold's last steps, named so that the mutation tests (test/test_mutants.cpp) can break
@@ -93,7 +114,9 @@ accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
 #define REDUCE_TAIL_END(length) (length)
 #endif
 
-// Each work-item first folds its share of the input in private memory, reading 4-vectors.
+// Each work-item first folds its share of the input in private memory, reading vectors of
+// n = REDUCE_VALUES_PER_LOAD values: at least 16 bytes, which a GPU's work-item must read per
+// load to reach the stream read (docs/design.md, "Measurements behind the kernel's choices").
 // On GPUs (the default) the shares interleave: neighbouring work-items read neighbouring
 // vectors, which the hardware coalesces into whole memory transactions. On CPUs
 // (REDUCE_CONTIGUOUS) each work-item takes one contiguous run, which its core's prefetcher
@@ -102,17 +125,18 @@ accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
 // the kernel's choices").
 // The values are in[first] ... in[first + length - 1]. Every buffer starts at
 // CL_DEVICE_MEM_BASE_ADDR_ALIGN, which is at least the size of the largest vector type, so
-// the vectors are read from the first index that is a multiple of 4 on, aligned; the up to 3
-// values before it (the head) and the (length - head) % 4 after the last vector (the tail) go
-// to the first work-items, one value each. Lengths and indices are 64-bit throughout.
+// the vectors are read from the first index that is a multiple of n on, aligned; the up to
+// n - 1 values before it (the head) and the (length - head) % n after the last vector (the
+// tail) go to the first work-items, one value each. Lengths and indices are 64-bit throughout.
 // Each value is loaded, mapped to the accumulator, and reduced; in[first]'s index is `start`.
 accum_t fold_private(global const input_t* in, ulong first, ulong length, ulong start) {
-    const ulong head = min((4 - first % 4) % 4, length);
+    const ulong per_load = REDUCE_VALUES_PER_LOAD;
+    const ulong head = min((per_load - first % per_load) % per_load, length);
     // Indexed as vectors from the buffer's start: a vector pointer cast from
     // `in + first + head` made slower loads on NVIDIA's compiler (docs/design.md,
     // "Measurements behind the kernel's choices").
-    const ulong first_vector = (first + head) / 4;
-    const ulong vectors = (length - head) / 4;
+    const ulong first_vector = (first + head) / per_load;
+    const ulong vectors = (length - head) / per_load;
     const ulong items = get_global_size(0);
     const ulong item = get_global_id(0);
 #if defined(REDUCE_CONTIGUOUS)
@@ -143,7 +167,8 @@ accum_t fold_private(global const input_t* in, ulong first, ulong length, ulong 
     accum_t value = REDUCE_COMBINE_LANES(folded);
     for (ulong at = item; at < head; at += items)
         value = op(value, map(load(in, first + at), start + at));
-    for (ulong tail = head + vectors * 4 + item; tail < REDUCE_TAIL_END(length); tail += items)
+    for (ulong tail = head + vectors * per_load + item; tail < REDUCE_TAIL_END(length);
+         tail += items)
         value = op(value, map(load(in, first + tail), start + tail));
     return value;
 }

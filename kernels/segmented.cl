@@ -12,8 +12,10 @@
 //                     work-item owns a column, so that neighbouring work-items read neighbouring
 //                     values; narrow matrices put several rows in one work-group's reads.
 //
-// Both write accumulators; passes over partials are built with the accumulator as input_t and
-// map as a conversion, as reduce.cl's are.
+// Both work in tiles, each what a work-group reads at once; a launch holds no more work-groups
+// than the device runs well together, each looping over several neighbouring tiles. Both write
+// accumulators; passes over partials are built with the accumulator as input_t and map as a
+// conversion, as reduce.cl's are.
 
 // The values of one work-item's share, [from, to) with `step` between them, mapped and
 // reduced; index i of the share is at in[base + i * stride]. Four accumulators keep four
@@ -40,65 +42,99 @@ ulong chunk_begin(ulong length, ulong chunks, ulong chunk) {
     return min(chunk * size, length);
 }
 
+// The tiles of this work-group, [*from, *to): a launch holds at most as many work-groups as the
+// device runs well at once, and each takes `tiles_per_group` neighbouring tiles (a tile is what
+// a work-group of one tile would do). Fewer, longer-lived work-items: on the H100 a work-item
+// per row of 2 values spent more on its start than on its reads.
+void group_tiles(ulong tiles, uint tiles_per_group, ulong* from, ulong* to) {
+    *from = get_group_id(0) * (ulong)tiles_per_group;
+    *to = min(*from + tiles_per_group, tiles);
+}
+
 // Segment s is [offsets[s], offsets[s + 1]) of the values from `first` on; without offsets
 // (`uniform` > 0) every segment has `uniform` values. The team of `width` work-items (a power of
 // two that divides the work-group size) numbered t reduces chunk t % chunks of segment
 // t / chunks and writes out[first_out + t]: a segment's chunks' partials lie side by side.
+// Tile k holds teams k * (work-group size / width) on. Divisions of 64-bit values are left to
+// split segments (chunks > 1): they cost a GPU tens of instructions each.
 kernel void reduce_segments(global const input_t* in, ulong first, global const ulong* offsets,
-                            ulong uniform, ulong segments, uint width, ulong chunks,
-                            global accum_t* out, ulong first_out, local accum_t* scratch) {
+                            ulong uniform, ulong segments, uint width, ulong chunks, ulong tiles,
+                            uint tiles_per_group, global accum_t* out, ulong first_out,
+                            local accum_t* scratch) {
     const uint lid = get_local_id(0);
     const uint lane = lid % width;
-    const ulong team = get_global_id(0) / width;
-    const ulong segment = team / chunks;
-    accum_t value = identity();
-    if (segment < segments) {
-        const ulong begin = uniform ? segment * uniform : offsets[segment];
-        const ulong length = (uniform ? (segment + 1) * uniform : offsets[segment + 1]) - begin;
-        const ulong chunk = team % chunks;
-        value = fold_share(in, first + begin, 1, chunk_begin(length, chunks, chunk) + lane,
-                           chunk_begin(length, chunks, chunk + 1), width);
+    const uint teams_per_tile = get_local_size(0) / width;
+    ulong tile, last;
+    group_tiles(tiles, tiles_per_group, &tile, &last);
+    for (; tile < last; ++tile) {
+        const ulong team = tile * teams_per_tile + lid / width;
+        const ulong segment = chunks == 1 ? team : team / chunks;
+        accum_t value = identity();
+        if (segment < segments) {
+            const ulong begin = uniform ? segment * uniform : offsets[segment];
+            const ulong length = (uniform ? (segment + 1) * uniform : offsets[segment + 1]) - begin;
+            ulong from = 0, to = length;
+            if (chunks > 1) {
+                const ulong chunk = team - segment * chunks;
+                from = chunk_begin(length, chunks, chunk);
+                to = chunk_begin(length, chunks, chunk + 1);
+            }
+            value = fold_share(in, first + begin, 1, from + lane, to, width);
+        }
+        if (width > 1) { // the team's tree; every work-item reaches every barrier
+            scratch[lid] = value;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (uint active = width / 2; active > 0; active /= 2) {
+                if (lane < active)
+                    scratch[lid] = op(scratch[lid], scratch[lid + active]);
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            value = scratch[lid];
+        }
+        if (lane == 0 && segment < segments)
+            out[first_out + team] = value;
     }
-    // The team's tree; every work-item reaches every barrier.
-    scratch[lid] = value;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint active = width / 2; active > 0; active /= 2) {
-        if (lane < active)
-            scratch[lid] = op(scratch[lid], scratch[lid + active]);
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (lane == 0 && segment < segments)
-        out[first_out + team] = scratch[lid];
 }
 
 // Block o holds `rows` rows of `columns` values: value r of column k is at
-// first + (o * rows + r) * columns + k. A work-group covers `width` neighbouring columns (all of
-// them where there are fewer than its work-items) and reads get_local_size(0) / width rows at a
-// time; work-group g takes chunk g % chunks of the rows of column tile g / chunks % tiles of
-// block g / chunks / tiles. The partial of column k of block o, chunk c, goes to
-// out[(o * columns + k) * chunks + c]: a column's chunks side by side, as rows for a second
-// launch of reduce_segments.
+// first + (o * rows + r) * columns + k. A tile covers `width` neighbouring columns (all of them
+// where there are fewer than the work-group's work-items) and reads get_local_size(0) / width
+// rows at a time; tile g takes chunk g % chunks of the rows of column tile g / chunks %
+// column_tiles of block g / chunks / column_tiles. The partial of column k of block o, chunk c,
+// goes to out[first_out + (o * columns + k) * chunks + c]: a column's chunks side by side, as
+// rows for a second launch of reduce_segments.
 kernel void reduce_columns(global const input_t* in, ulong first, ulong rows, ulong columns,
-                           uint width, ulong chunks, global accum_t* out, local accum_t* scratch) {
+                           uint width, ulong chunks, ulong tiles, uint tiles_per_group,
+                           global accum_t* out, ulong first_out, local accum_t* scratch) {
     const uint lid = get_local_id(0);
     const uint phases = get_local_size(0) / width; // rows read at a time
     const uint phase = lid / width;
-    const ulong tiles = columns / width + (columns % width != 0);
-    const ulong group = get_group_id(0);
-    const ulong chunk = group % chunks;
-    const ulong block = group / chunks / tiles;
-    const ulong column = group / chunks % tiles * width + lid % width;
-    accum_t value = identity();
-    if (phase < phases && column < columns)
-        value = fold_share(in, first + block * rows * columns + column, columns,
-                           chunk_begin(rows, chunks, chunk) + phase,
-                           chunk_begin(rows, chunks, chunk + 1), phases);
-    // The phases of one column meet in local memory; its first work-item reduces them.
-    scratch[lid] = value;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (phase == 0 && column < columns) {
-        for (uint p = 1; p < phases; ++p)
-            value = op(value, scratch[p * width + lid]);
-        out[(block * columns + column) * chunks + chunk] = value;
+    const ulong column_tiles = columns / width + (columns % width != 0);
+    ulong tile, last;
+    group_tiles(tiles, tiles_per_group, &tile, &last);
+    for (; tile < last; ++tile) {
+        const ulong group = chunks == 1 ? tile : tile / chunks;
+        const ulong block = group < column_tiles ? 0 : group / column_tiles;
+        const ulong column = (group - block * column_tiles) * width + lid % width;
+        ulong from = phase, to = rows, chunk = 0;
+        if (chunks > 1) {
+            chunk = tile - group * chunks;
+            from += chunk_begin(rows, chunks, chunk);
+            to = chunk_begin(rows, chunks, chunk + 1);
+        }
+        accum_t value = identity();
+        if (phase < phases && column < columns) // a width that does not divide leaves some idle
+            value =
+                fold_share(in, first + block * rows * columns + column, columns, from, to, phases);
+        if (phases > 1) { // the phases of one column meet in local memory
+            scratch[lid] = value;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (phase == 0)
+                for (uint p = 1; p < phases; ++p)
+                    value = op(value, scratch[p * width + lid]);
+            barrier(CLK_LOCAL_MEM_FENCE); // read before the next tile writes
+        }
+        if (phase == 0 && column < columns)
+            out[first_out + (block * columns + column) * chunks + chunk] = value;
     }
 }

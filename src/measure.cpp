@@ -236,10 +236,12 @@ void check_against(Measurement& measurement, const Reducer& reducer, const Repea
         info(reducer.op()).rounding == Rounding::multiplicative || measurement.expected.in_order;
     // One work-item's reference rounds once per value it adds.
     const auto in_order = measurement.expected.in_order ? measurement.length : 0;
-    measurement.tolerance = sum_tolerance(
-        reducer.accumulator(),
-        additions_per_value(passes_of(measurement.runs.front()), reducer.path()) + in_order,
-        product ? std::abs(expected) : measurement.expected.magnitude, expected);
+    measurement.tolerance =
+        sum_tolerance(reducer.accumulator(),
+                      additions_per_value(passes_of(measurement.runs.front()), reducer.path(),
+                                          info(reducer.type()).values_per_load()) +
+                          in_order,
+                      product ? std::abs(expected) : measurement.expected.magnitude, expected);
 }
 
 Measurement measure(Reducer& reducer, const DeviceQueue& queues, const DeviceInput& input,

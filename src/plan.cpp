@@ -110,16 +110,21 @@ std::vector<Pass> plan_passes(std::uint64_t length, const PassShape& shape, Fini
     return passes;
 }
 
-std::uint64_t additions_per_value(const std::vector<Pass>& passes, Path path) {
+std::uint64_t additions_per_value(const std::vector<Pass>& passes, Path path,
+                                  std::uint64_t first_per_load) {
     std::uint64_t additions = 0;
+    std::uint64_t per_load = first_per_load;
     for (const auto& pass : passes) {
         const std::uint64_t work_group_step =
             path == Path::tree ? log2_of(pass.work_group_size) : pass.work_group_size - 1;
         const std::uint64_t items = std::uint64_t{pass.work_groups} * pass.work_group_size;
-        // Each of the 4 accumulators' 4 lanes takes every 16th value of the work-item's
-        // share; then two steps join the accumulators, two the lanes, one the tail.
+        // A load's per_load / 4 quarters join one after the other; each of the 4 accumulators'
+        // 4 lanes takes one value of every 4 loads of the work-item's share; then two steps
+        // join the accumulators, two the lanes, one the tail.
         const std::uint64_t share = (pass.in + items - 1) / items;
-        additions += (share + 15) / 16 + 5 + work_group_step;
+        const std::uint64_t per_lane = 4 * per_load;
+        additions += per_load / 4 - 1 + (share + per_lane - 1) / per_lane + 5 + work_group_step;
+        per_load = 4; // later passes read the accumulators
         if (pass.finishes)
             additions += (pass.work_groups + pass.work_group_size - 1) / pass.work_group_size +
                          work_group_step;

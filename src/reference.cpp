@@ -275,6 +275,20 @@ bool same_value(const Scalar& a, const Scalar& b) {
         a);
 }
 
+namespace {
+
+/// host_reduce() of one segment of `length` values; argmin and argmax give an empty one
+/// no_index.
+Reference segment_reference(Op op, const ValuesView& segment, std::uint64_t length,
+                            std::optional<DataType> accumulate, HostMap map) {
+    auto reference = host_reduce(op, segment, length, accumulate, map);
+    if (reference.index && length == 0)
+        reference.index = no_index;
+    return reference;
+}
+
+} // namespace
+
 std::vector<Reference> host_reduce_segments(Op op, const ValuesView& values,
                                             const std::vector<std::uint64_t>& offsets,
                                             std::optional<DataType> accumulate, HostMap map) {
@@ -282,7 +296,7 @@ std::vector<Reference> host_reduce_segments(Op op, const ValuesView& values,
     for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
         const auto length = offsets[s + 1] - offsets[s];
         references.push_back(
-            host_reduce(op, values.part(offsets[s], length), length, accumulate, map));
+            segment_reference(op, values.part(offsets[s], length), length, accumulate, map));
     }
     return references;
 }
@@ -300,7 +314,7 @@ std::vector<Reference> host_reduce_axes(Op op, const ValuesView& values, const A
                 std::memcpy(&column[r * size],
                             bytes + ((block * layout.length + r) * layout.inner + k) * size, size);
             const ValuesView gathered(values.type, column.data(), layout.length, values.origin);
-            references.push_back(host_reduce(op, gathered, layout.length, accumulate, map));
+            references.push_back(segment_reference(op, gathered, layout.length, accumulate, map));
         }
     return references;
 }

@@ -49,6 +49,15 @@ std::vector<std::size_t> memory_axes(const Shape& shape, const std::vector<int>&
     return sorted;
 }
 
+/// Sets the pass's work-groups for its `tiles`: a launch of more than the device's
+/// launched_work_groups gives each work-group several neighbouring tiles.
+void spread_tiles(SegmentPass& pass, std::uint64_t tiles, const SegmentDevice& device) {
+    pass.tiles = tiles;
+    pass.tiles_per_group = static_cast<std::uint32_t>(std::max<std::uint64_t>(
+        1, tiles / std::max<std::uint64_t>(1, device.launched_work_groups)));
+    pass.work_groups = divide_up(tiles, pass.tiles_per_group);
+}
+
 /// The launch that reduces `segments` rows of `length` values, split in chunks where the rows
 /// are too few to fill the device.
 SegmentPass rows_pass(std::uint64_t segments, std::uint64_t length, const SegmentDevice& device,
@@ -58,8 +67,8 @@ SegmentPass rows_pass(std::uint64_t segments, std::uint64_t length, const Segmen
     pass.blocks = segments;
     pass.length = length;
     pass.work_group_size = device.work_group_size;
-    pass.width = largest_power_of_two_within(
-        std::clamp<std::uint64_t>(length / device.team_values(length), 1, device.work_group_size));
+    pass.width = largest_power_of_two_within(std::clamp<std::uint64_t>(
+        length / device.team_values(length, segments), 1, device.work_group_size));
     const auto teams_per_group = device.work_group_size / pass.width;
     // Rows split only when they are few enough to leave most of the device idle: 2048 rows
     // of 2^17 values took 92% of the stream read split in 3 chunks each, 97% whole.
@@ -69,7 +78,7 @@ SegmentPass rows_pass(std::uint64_t segments, std::uint64_t length, const Segmen
             1, length / (device.work_group_size * device.values_per_chunk_item));
         pass.chunks = std::min(divide_up(device.target_work_groups, segments), most);
     }
-    pass.work_groups = divide_up(segments * pass.chunks, teams_per_group);
+    spread_tiles(pass, divide_up(segments * pass.chunks, teams_per_group), device);
     return pass;
 }
 
@@ -89,7 +98,7 @@ SegmentPass columns_pass(const AxisLayout& layout, const SegmentDevice& device) 
             std::max<std::uint64_t>(1, layout.length / (phases * device.values_per_column_item));
         pass.chunks = std::min(divide_up(device.target_work_groups, groups), most);
     }
-    pass.work_groups = groups * pass.chunks;
+    spread_tiles(pass, groups * pass.chunks, device);
     return pass;
 }
 
@@ -110,12 +119,21 @@ SegmentDevice segment_device(std::size_t work_group_size, std::uint64_t compute_
     device.values_per_team_item = tuning.values_per_team_item;
     device.values_per_chunk_item = or_default(tuning.values_per_chunk_item, 64);
     device.values_per_column_item = or_default(tuning.values_per_column_item, 1024);
+    device.launched_work_groups =
+        compute_units * or_default(tuning.launched_groups_per_unit, cpu ? 4 : 64);
+    // A CPU core streams a row best alone, as reduce.cl's REDUCE_CONTIGUOUS does: on the
+    // 16-core PoCL, rows of 16 to 2^15 values read 1.1 to 2.3 times as fast with a work-item
+    // per row, where there are half a work-group's rows per core or more (docs/axes.md).
+    if (cpu)
+        device.whole_rows_from = compute_units * work_group_size / 2;
     return device;
 }
 
-std::uint64_t SegmentDevice::team_values(std::uint64_t length) const {
+std::uint64_t SegmentDevice::team_values(std::uint64_t length, std::uint64_t segments) const {
     if (values_per_team_item != 0)
         return values_per_team_item;
+    if (whole_rows_from != 0 && segments >= whole_rows_from)
+        return std::max<std::uint64_t>(1, length);
     // Longer rows take fewer work-items each, so that a work-group holds more rows and its
     // tree is shallower (measured best on the H100, docs/axes.md).
     return length < 64 ? 8 : length < 256 ? 16 : length < 1024 ? 32 : 64;
@@ -176,7 +194,10 @@ std::string describe(const std::vector<SegmentPass>& passes) {
             text << pass.blocks << " x " << pass.length << " rows of " << pass.columns
                  << " columns, " << pass.width << " columns per work-group";
         text << ", " << pass.chunks << (pass.chunks == 1 ? " chunk" : " chunks") << ", "
-             << pass.work_groups << " work-groups of " << pass.work_group_size << "\n";
+             << pass.work_groups << " work-groups of " << pass.work_group_size;
+        if (pass.tiles_per_group > 1)
+            text << ", " << pass.tiles_per_group << " tiles each";
+        text << "\n";
     }
     return text.str();
 }

@@ -7,6 +7,7 @@
 #include "program.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace clreduce {
 namespace {
@@ -15,12 +16,14 @@ namespace {
 /// few enough for the columns' combine of phases.
 constexpr std::size_t largest_work_group = 256;
 
-/// reduce.cl followed by segmented.cl, completed for the op on values of `input`.
-std::string segmented_source(const Policy& policy, DataType input, const Expressions& user) {
+/// reduce.cl followed by segmented.cl, completed for the op on values of `input` (`reads`:
+/// the input's values, or partials, which for argmin and argmax are pairs already).
+std::string segmented_source(const Policy& policy, DataType input, const Expressions& user,
+                             Reads reads) {
     const std::string text =
         std::string(embedded_kernel_source()) + std::string(embedded_segmented_source());
     return complete_kernel_source(text, policy.recipe.op, policy.path, input, policy.accumulator,
-                                  user);
+                                  user, reads);
 }
 
 /// The launch shape: a power of two within the kernels', the device's and the local memory's
@@ -33,7 +36,8 @@ SegmentDevice launch_shape(const DeviceReport& report, const Policy& policy,
         bound = std::min(bound, policy.recipe.work_group_size);
     for (const auto& kernel : kernels)
         bound = std::min(bound, kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device));
-    bound = std::min<std::uint64_t>(bound, report.local_memory / info(policy.accumulator).size);
+    bound = std::min<std::uint64_t>(bound, report.local_memory /
+                                               partial_size(policy.recipe.op, policy.accumulator));
     std::size_t size = 1;
     while (size * 2 <= bound)
         size *= 2;
@@ -54,12 +58,13 @@ SegmentedReducer::SegmentedReducer(const cl::Context& context, const cl::Device&
         return Kernels{program_kernel(device_, program, "reduce_segments"),
                        program_kernel(device_, program, "reduce_columns")};
     };
-    values_kernels_ =
-        kernels_of(segmented_source(policy_, recipe.type, recipe.user), policy_.build_options);
+    values_kernels_ = kernels_of(segmented_source(policy_, recipe.type, recipe.user, Reads::values),
+                                 policy_.build_options);
     auto partials_user = recipe.user; // partials were mapped by the first pass
     partials_user.map.clear();
-    partials_kernels_ = kernels_of(segmented_source(policy_, policy_.accumulator, partials_user),
-                                   policy_.partials_build_options);
+    partials_kernels_ =
+        kernels_of(segmented_source(policy_, policy_.accumulator, partials_user, Reads::partials),
+                   policy_.partials_build_options);
     device_shape_ = launch_shape(
         report_, policy_, {values_kernels_.rows, values_kernels_.columns, partials_kernels_.rows},
         device_, tuning);
@@ -96,9 +101,11 @@ void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const Segment
         kernel.setArg(4, cl_ulong{pass.blocks});
         kernel.setArg(5, cl_uint{pass.width});
         kernel.setArg(6, cl_ulong{pass.chunks});
-        kernel.setArg(7, out);
-        kernel.setArg(8, cl_ulong{first_out});
-        kernel.setArg(9, scratch);
+        kernel.setArg(7, cl_ulong{pass.tiles});
+        kernel.setArg(8, cl_uint{pass.tiles_per_group});
+        kernel.setArg(9, out);
+        kernel.setArg(10, cl_ulong{first_out});
+        kernel.setArg(11, scratch);
     } else {
         kernel = kernels.columns;
         kernel.setArg(0, in);
@@ -107,8 +114,11 @@ void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const Segment
         kernel.setArg(3, cl_ulong{pass.columns});
         kernel.setArg(4, cl_uint{pass.width});
         kernel.setArg(5, cl_ulong{pass.chunks});
-        kernel.setArg(6, out);
-        kernel.setArg(7, scratch);
+        kernel.setArg(6, cl_ulong{pass.tiles});
+        kernel.setArg(7, cl_uint{pass.tiles_per_group});
+        kernel.setArg(8, out);
+        kernel.setArg(9, cl_ulong{first_out});
+        kernel.setArg(10, scratch);
     }
     queue.enqueueNDRangeKernel(
         kernel, cl::NullRange, cl::NDRange(pass.work_groups * pass.work_group_size),
@@ -178,13 +188,27 @@ SegmentedResult SegmentedReducer::read_results(const cl::CommandQueue& queue,
     if (count > 0)
         queue.enqueueReadBuffer(results, CL_TRUE, 0, bytes.size(), bytes.data());
     queue.finish();
-    for (std::uint64_t i = 0; i < count; ++i)
-        result.values.push_back(scalar_from_bytes(accumulator(), &bytes[i * accumulator_size()]));
+    append_results(result, bytes.data(), count);
     if (queue.getInfo<CL_QUEUE_PROPERTIES>() & CL_QUEUE_PROFILING_ENABLE)
         for (const auto& event : events)
             if (event())
                 result.pass_us.push_back(command_us(event));
     return result;
+}
+
+void SegmentedReducer::append_results(SegmentedResult& into, const void* bytes,
+                                      std::uint64_t count) const {
+    const bool indexed = info(policy_.recipe.op).indexed;
+    for (std::uint64_t i = 0; i < count; ++i) {
+        const auto* result = static_cast<const unsigned char*>(bytes) + i * accumulator_size();
+        into.values.push_back(scalar_from_bytes(accumulator(), result));
+        if (!indexed)
+            continue;
+        // The identity's index, past every value's, is what an empty segment leaves.
+        const auto index = index_of_pair(result);
+        into.indices.push_back(index == std::numeric_limits<std::int64_t>::max() ? no_index
+                                                                                 : index);
+    }
 }
 
 SegmentedResult SegmentedReducer::reduce_axes(const cl::CommandQueue& queue,

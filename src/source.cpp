@@ -67,12 +67,12 @@ std::string collective_relay(const std::string& scope, const TypeInfo& type, con
     return "accum_t " + scope + "_reduce_op(accum_t x) { return " + body + "; }\n";
 }
 
-/// load() and load4(): the row's, else an element and a vector of the buffer.
+/// load() and loadn(): the row's, else an element and a vector of the buffer.
 std::string loads(const TypeInfo& input) {
     const std::string load = input.load ? input.load : "in[i]";
-    const std::string load4 = input.load4 ? input.load4 : "((global const value4_t*)in)[v]";
+    const std::string loadn = input.loadn ? input.loadn : "((global const valuen_t*)in)[v]";
     return "value_t load(global const input_t* in, ulong i) { return " + load + "; }\n" +
-           "value4_t load4(global const input_t* in, ulong v) { return " + load4 + "; }\n";
+           "valuen_t loadn(global const input_t* in, ulong v) { return " + loadn + "; }\n";
 }
 
 /// `lane` (over $L, the lane x, y, z or w, and $I, its index from i) on each lane, returned as
@@ -177,9 +177,13 @@ std::string type_options(DataType input, DataType accumulator, Op op, Reads read
     const bool pairs = indexed && reads == Reads::partials;
     const std::string value = pairs ? "accum_t" : in.cl_value;
     const std::string accum = info(accumulator).cl_value;
+    // Partials are read 4 at a time, as are the 4- and 8-byte types; narrower ones 8 or 16.
+    const auto per_load = std::to_string(in.values_per_load());
     return std::string(indexed ? "-D REDUCE_INDEXED " : "") +
            "-D REDUCE_INPUT=" + (pairs ? value : in.cl_storage) + " -D REDUCE_VALUE=" + value +
-           " -D REDUCE_VALUE4=" + (pairs ? "accum4_t" : value + "4") + " -D REDUCE_ACCUM=" + accum +
+           " -D REDUCE_VALUE4=" + (pairs ? "accum4_t" : value + "4") +
+           " -D REDUCE_VALUEN=" + (pairs ? "accum4_t" : value + per_load) +
+           " -D REDUCE_VALUES_PER_LOAD=" + per_load + " -D REDUCE_ACCUM=" + accum +
            " -D REDUCE_ACCUM4=" + accum + "4";
 }
 

@@ -26,7 +26,8 @@ bool aligned_for(const DeviceReport& report, const void* data) {
 /// Values per CL_DEVICE_MEM_BASE_ADDR_ALIGN: a chunk read in place that is a multiple of it
 /// starts where a buffer of the device would, so the kernel's vector view of it is aligned.
 std::uint64_t in_place_alignment(const Reducer& reducer) {
-    return std::max<std::uint64_t>(reducer.report().base_address_align / reducer.value_size(), 4);
+    return std::max<std::uint64_t>(reducer.report().base_address_align / reducer.value_size(),
+                                   info(reducer.type()).values_per_load());
 }
 
 } // namespace

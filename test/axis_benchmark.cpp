@@ -2,13 +2,13 @@
 // (docs/axes.md): an R x C row-major matrix of R x C = 2^log2 values, C = 2^1 ... 2^(log2 - 1),
 // reduced along each axis, int32 and float sums, on the first device of the type.
 //
-//   axis_benchmark [gpu|cpu] [log2 values] [runs] [sweep]     (default: gpu 28 10)
+//   axis_benchmark [gpu|cpu] [log2 values] [runs] [sweep|quick]     (default: gpu 28 10)
 //
-// With `sweep`, every tuning (SegmentTuning) is timed where it changes the plan, else the
-// defaults only. CSV on stdout: type,axis,columns,team,chunk,units,column,plan,min_us,median_us,
-// gbps,stream_us,percent (0 for a tunable: its default). Every int32 result is checked (the matrix
-// holds ones: a row sums to C, a column to R); a wrong one exits 1. Speed is judged on the GPU
-// machine, never in tests.
+// With `sweep`, every tuning (SegmentTuning) is timed where it changes the plan, with `quick` a
+// few, else the defaults only. CSV on stdout:
+// type,axis,columns,team,chunk,units,column,launched,plan,min_us, median_us,gbps,stream_us,percent
+// (0 for a tunable: its default). Every int32 result is checked (the matrix holds ones: a row sums
+// to C, a column to R); a wrong one exits 1. Speed is judged on the GPU machine, never in tests.
 
 #include <CL/opencl.hpp>
 #include <algorithm>
@@ -110,12 +110,13 @@ bool time_type(const Bench& bench, DataType type, unsigned log2,
                 std::replace(text.begin(), text.end(), ',', ' ');
                 const double best = *std::min_element(span.begin(), span.end());
                 std::printf(
-                    "%s,%d,%llu,%llu,%llu,%llu,%llu,%s,%.1f,%.1f,%.0f,%.1f,%.0f\n",
+                    "%s,%d,%llu,%llu,%llu,%llu,%llu,%llu,%s,%.1f,%.1f,%.0f,%.1f,%.0f\n",
                     name_of(type).c_str(), axis, static_cast<unsigned long long>(shape.extents[1]),
                     static_cast<unsigned long long>(tuning.values_per_team_item),
                     static_cast<unsigned long long>(tuning.values_per_chunk_item),
                     static_cast<unsigned long long>(tuning.work_groups_per_unit),
-                    static_cast<unsigned long long>(tuning.values_per_column_item), text.c_str(),
+                    static_cast<unsigned long long>(tuning.values_per_column_item),
+                    static_cast<unsigned long long>(tuning.launched_groups_per_unit), text.c_str(),
                     best, median(span), gigabytes_per_second(values * 4, best), median(read),
                     100 * median(read) / best);
                 std::fflush(stdout);
@@ -124,19 +125,30 @@ bool time_type(const Bench& bench, DataType type, unsigned log2,
     return right;
 }
 
-/// The defaults, then, for a sweep, each tunable varied alone and the teams with the splits.
-std::vector<SegmentTuning> tunings(bool sweep) {
+/// The defaults, then, for a sweep, each tunable varied alone; `quick` (for slow devices)
+/// varies only the work-groups a launch holds and tries one work-item per row.
+std::vector<SegmentTuning> tunings(const std::string& mode) {
+    constexpr std::uint64_t none = std::uint64_t{1} << 40; // no loop over tiles; rows of one
     std::vector<SegmentTuning> all{{}};
-    if (!sweep)
+    if (mode == "quick") {
+        for (const std::uint64_t launched : {std::uint64_t{1}, std::uint64_t{16}, none})
+            all.push_back({0, 0, 0, 0, launched});
+        all.push_back({none, 0, 0, 0, 0});
+    }
+    if (mode != "sweep")
         return all;
     for (const std::uint64_t team : {1, 2, 4, 16, 32, 64})
-        all.push_back({team, 0, 0, 0});
+        all.push_back({team, 0, 0, 0, 0});
     for (const std::uint64_t chunk : {16, 32, 256, 1024})
-        all.push_back({0, chunk, 0, 0});
-    for (const std::uint64_t units : {2, 4, 8, 16})
-        all.push_back({0, 0, units, 0});
+        all.push_back({0, chunk, 0, 0, 0});
+    for (const std::uint64_t units : {2, 4, 8, 16, 64, 128})
+        all.push_back({0, 0, units, 0, 0});
     for (const std::uint64_t column : {64, 256, 4096})
-        all.push_back({0, 0, 0, column});
+        all.push_back({0, 0, 0, column, 0});
+    for (const std::uint64_t launched :
+         {std::uint64_t{4}, std::uint64_t{8}, std::uint64_t{16}, std::uint64_t{32},
+          std::uint64_t{128}, std::uint64_t{256}, none})
+        all.push_back({0, 0, 0, 0, launched});
     return all;
 }
 
@@ -146,18 +158,19 @@ int main(int argc, char* argv[]) try {
     const std::string kind = argc > 1 ? argv[1] : "gpu";
     const unsigned log2 = argc > 2 ? static_cast<unsigned>(std::atoi(argv[2])) : 28;
     const unsigned runs = argc > 3 ? static_cast<unsigned>(std::atoi(argv[3])) : 10;
-    const bool sweep = argc > 4 && std::string(argv[4]) == "sweep";
+    const std::string mode = argc > 4 ? argv[4] : "";
     const auto device = first_device(kind == "cpu" ? CL_DEVICE_TYPE_CPU : CL_DEVICE_TYPE_GPU);
     const cl::Context context(device);
     const cl::CommandQueue queue(context, device, CL_QUEUE_PROFILING_ENABLE);
-    std::printf(
-        "# %s\ntype,axis,columns,team,chunk,units,column,plan,min_us,median_us,gbps,stream_us,"
-        "percent\n",
-        device.getInfo<CL_DEVICE_NAME>().c_str());
+    std::printf("# "
+                "%s\ntype,axis,columns,team,chunk,units,column,launched,plan,min_us,median_us,gbps,"
+                "stream_us,"
+                "percent\n",
+                device.getInfo<CL_DEVICE_NAME>().c_str());
     const Bench bench{context, device, queue, runs};
     bool right = true;
     for (const auto type : {DataType::int32, DataType::float32})
-        right = time_type(bench, type, log2, tunings(sweep)) && right;
+        right = time_type(bench, type, log2, tunings(mode)) && right;
     return right ? 0 : 1;
 } catch (const std::exception& error) {
     std::fprintf(stderr, "axis_benchmark: %s\n", error.what());

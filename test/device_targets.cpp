@@ -127,6 +127,23 @@ const std::vector<Combination>& combinations() {
     return all;
 }
 
+const std::vector<Combination>& wide_load_sums() {
+    static const auto all = find_combinations([](DataType type, Op op) {
+        return op == Op::sum && (type == DataType::int8 || type == DataType::int16 ||
+                                 type == DataType::float16 || type == DataType::bfloat16);
+    });
+    return all;
+}
+
+const std::vector<Combination>& combinations_and_wide_loads() {
+    static const auto all = [] {
+        auto both = combinations();
+        both.insert(both.end(), wide_load_sums().begin(), wide_load_sums().end());
+        return both;
+    }();
+    return all;
+}
+
 const std::vector<Combination>& every_op_and_type() {
     static const auto all = find_combinations([](DataType, Op op) { return op != Op::custom; });
     return all;

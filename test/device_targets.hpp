@@ -35,6 +35,12 @@ struct Combination {
 /// device holds, the last-group finish where the device allows it.
 const std::vector<Combination>& combinations();
 
+/// The same for the sums of one type per load the kernel makes of 8 or 16 values (int8,
+/// int16, float16 and bfloat16), whose heads, vectors and tails split the input otherwise.
+const std::vector<Combination>& wide_load_sums();
+/// combinations(), then wide_load_sums().
+const std::vector<Combination>& combinations_and_wide_loads();
+
 /// The same for every op and every type, on the paths with a built-in for the op (the tree
 /// for the others): the ops and types as data, tested in breadth.
 const std::vector<Combination>& every_op_and_type();

@@ -62,7 +62,7 @@ TEST_CASE("a reducer on the caller's own context and queue, profiling off and on
 
 TEST_CASE("every type, op and finish reduces any range, blocking and into a result buffer",
           "[api]") {
-    for (const auto& combination : combinations())
+    for (const auto& combination : combinations_and_wide_loads())
         DYNAMIC_SECTION(combination.name()) {
             const auto& target = *combination.target;
             const auto reducer = make_reducer(target, combination.recipe);

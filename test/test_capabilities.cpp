@@ -144,6 +144,7 @@ TEST_CASE("the value and accumulator types reach the kernel as build flags", "[c
     const auto bytes = build_options(plain_opencl_3(), Path::tree, Finish::passes, DataType::int8,
                                      DataType::int64);
     CHECK(bytes.rfind("-D REDUCE_INPUT=char -D REDUCE_VALUE=char -D REDUCE_VALUE4=char4 "
+                      "-D REDUCE_VALUEN=char16 -D REDUCE_VALUES_PER_LOAD=16 "
                       "-D REDUCE_ACCUM=long -D REDUCE_ACCUM4=long4",
                       0) == 0);
 }

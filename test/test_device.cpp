@@ -21,7 +21,7 @@ TEST_CASE("every device reduces the telling lengths like the host reference", "[
     // in work-groups of one or two work-items.
     const std::pair<Factor, std::size_t> shapes[] = {
         {Factor::device, 0}, {Factor::textbook, 0}, {Factor::device, 1}, {Factor::textbook, 2}};
-    for (const auto& combination : combinations())
+    for (const auto& combination : combinations_and_wide_loads())
         DYNAMIC_SECTION(combination.name()) {
             const auto& target = *combination.target;
             for (const auto& [factor, work_group_size] : shapes) {
@@ -100,7 +100,7 @@ TEST_CASE("every device wraps integer sums around and finds the type's extremes"
 TEST_CASE("an input in several buffers reduces like one", "[device]") {
     // Pieces of one value, of odd lengths, and of one work-group's worth and one more.
     const std::uint64_t length = 300007;
-    for (const auto& combination : combinations())
+    for (const auto& combination : combinations_and_wide_loads())
         DYNAMIC_SECTION(combination.name()) {
             const auto& target = *combination.target;
             const auto reducer = make_reducer(target, combination.recipe);

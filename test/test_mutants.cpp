@@ -1,8 +1,9 @@
 // Kernel mutants, made by test/CMakeLists.txt: reduce.cl with one of the fold's named steps
-// (REDUCE_TAIL_END, REDUCE_COMBINE_LANES, REDUCE_COMBINE_ACCUMULATORS) redefined to lose the
-// last tail value, one vector lane or one of the four accumulators. clreduce's validation of its
-// own random input must fail every one of them on every device, path, type and op, and pass the
-// kernel itself on the same inputs. The mutations are in the fold that both finishes share,
+// (REDUCE_TAIL_END, REDUCE_COMBINE_LANES, REDUCE_COMBINE_ACCUMULATORS, REDUCE_COMBINE_QUARTERS)
+// redefined to lose the last tail value, one vector lane, one of the four accumulators or the
+// quarters of a load of 8 or 16 values after its first. clreduce's validation of its own random
+// input must fail every one of them on every device, path, type and op, and pass the kernel
+// itself on the same inputs. The mutations are in the fold that both finishes share,
 // so the test runs the passes, which every device has (a build per mutant is most of its
 // time); the CLI tests run mutants with the last-group finish.
 
@@ -19,14 +20,20 @@ using namespace clreduce;
 
 namespace {
 
-const char* const mutants[] = {"drop-tail-value", "drop-lane", "drop-accumulator"};
+const char* const mutants[] = {"drop-tail-value", "drop-lane", "drop-accumulator", "drop-quarter"};
+
+/// Whether `mutant` changes the kernel for `type`: a load of 4 values has no quarters to drop.
+bool mutates(const std::string& mutant, DataType type) {
+    return mutant != "drop-quarter" || info(type).values_per_load() > 4;
+}
 
 /// Long enough that every work-item of the first pass fills all four accumulators' lanes,
 /// with a tail of three values.
 std::uint64_t telling_length(const Reducer& reducer) {
     const auto& shape = reducer.shape();
     const std::uint64_t most_items = std::uint64_t{shape.max_work_groups} * shape.work_group_size;
-    return std::max<std::uint64_t>(std::uint64_t{1} << 20, 16 * most_items) + 3;
+    const std::uint64_t four_loads = 4 * info(reducer.type()).values_per_load();
+    return std::max<std::uint64_t>(std::uint64_t{1} << 20, four_loads * most_items) + 3;
 }
 
 /// Where a lost value hides the extreme of a min or max: the last tail value, the first
@@ -69,7 +76,7 @@ bool validates(Reducer& reducer, const DeviceQueue& queue, const HostValues& val
 
 } // namespace
 
-TEST_CASE("validation fails a kernel that loses a value, a lane or an accumulator",
+TEST_CASE("validation fails a kernel that loses a value, a lane, an accumulator or a quarter",
           "[device][mutants]") {
     // argmin's and argmax's pairs and their struct lanes too, on two types whose random
     // values leave the planted extreme the only one.
@@ -77,7 +84,7 @@ TEST_CASE("validation fails a kernel that loses a value, a lane or an accumulato
         return info(recipe.op).indexed &&
                (recipe.type == DataType::int32 || recipe.type == DataType::float32);
     };
-    auto mutated_combinations = combinations();
+    auto mutated_combinations = combinations_and_wide_loads();
     for (const auto& combination : every_op_and_type())
         if (indexed(combination.recipe))
             mutated_combinations.push_back(combination);
@@ -95,6 +102,8 @@ TEST_CASE("validation fails a kernel that loses a value, a lane or an accumulato
                 return validates(*reducer, target.queue, values);
             }));
             for (const auto* mutant : mutants) {
+                if (!mutates(mutant, combination.recipe.type))
+                    continue;
                 INFO("mutant " << mutant);
                 Reducer mutated(target.queue.context, target.queue.device, combination.recipe,
                                 read_kernel_file("reduce.cl", {CLREDUCE_TEST_MUTANT_DIR "/" +

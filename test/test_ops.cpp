@@ -199,6 +199,45 @@ TEST_CASE("a user's op and map reduce like the same definitions in index order",
             }
 }
 
+TEST_CASE("a map's index counts from the range's first value, however many values a load reads",
+          "[device][ops]") {
+    // x + i, joined by exclusive or: any index off by one changes the result. Bytes are read 16
+    // at a time, 16-bit integers 8 and 32-bit ones 4, each with a head before the first
+    // aligned load that a range's first value decides.
+    const Expressions indexed{"a ^ b", "0", "x + i"};
+    for (const auto& target : devices_under_test())
+        for (const auto type : {DataType::uint8, DataType::int16, DataType::uint32}) {
+            Recipe recipe;
+            recipe.type = type;
+            recipe.op = Op::custom;
+            recipe.user = indexed;
+            recipe.finish = Finish::passes;
+            DYNAMIC_SECTION(target.report.name << ": " << name_of(type)) {
+                const auto reducer = make_reducer(target, recipe);
+                REQUIRE(reducer);
+                const auto lengths = telling_lengths(*reducer);
+                const auto longest = *std::max_element(lengths.begin(), lengths.end());
+                const auto values = random_values(type, Op::sum, longest, 13);
+                const auto input = upload(target.queue, values);
+                const auto& queue = target.queue.queue;
+                for (const auto length : lengths)
+                    for (const std::uint64_t first : {0, 1, 5, 13}) {
+                        if (first >= length)
+                            continue;
+                        const auto count = length - first;
+                        const auto device = reducer->reduce(queue, input, first, count);
+                        const auto piece = std::vector<Piece>{{input, count, first}};
+                        const auto reference = reference_for(*reducer, queue, piece,
+                                                             ValuesView(values).part(first, count));
+                        INFO("values " << first << " + " << count << ": device "
+                                       << to_string(device) << ", reference "
+                                       << to_string(reference.value));
+                        CHECK(device == reference.value);
+                    }
+            }
+        }
+}
+
 TEST_CASE("a user's op that does not compile is a build failure with the compiler's log",
           "[device][ops]") {
     for (const auto& target : devices_under_test()) {

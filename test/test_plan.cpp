@@ -154,6 +154,8 @@ TEST_CASE("a value's additions grow with its work-item's share and the work-grou
     // Finishing in the last work-group adds a fold of the 8 partials (one each) and a tree.
     const std::vector<Pass> finishing{{64 * 160, 8, 8, true}};
     CHECK(additions_per_value(finishing, Path::tree) == 10 + 5 + 3 + 1 + 3);
+    // Loads of 16 values: 3 steps join their quarters, and a lane takes one value of 64.
+    CHECK(additions_per_value(one, Path::tree, 16) == 3 + 3 + 5 + 3);
 }
 
 TEST_CASE("a float sum's tolerance is Higham's bound over the sum of magnitudes", "[plan]") {

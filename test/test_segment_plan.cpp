@@ -58,7 +58,15 @@ TEST_CASE("shapes choose the kernel, the team and the split", "[segment_plan]") 
         REQUIRE(passes.size() == 1);
         CHECK(passes[0].kernel == SegmentKernel::rows);
         CHECK(passes[0].width == 1);
-        CHECK(passes[0].work_groups == (1 << 26) / 256);
+        CHECK(passes[0].tiles == (1 << 26) / 256);
+    }
+    SECTION("more tiles than the device runs well at once: each work-group loops over several") {
+        const auto passes = plan(1 << 26, 4, 1);
+        CHECK(passes[0].tiles_per_group == (1 << 18) / (132 * 64));
+        CHECK(passes[0].work_groups * passes[0].tiles_per_group >= passes[0].tiles);
+        CHECK((passes[0].work_groups - 1) * passes[0].tiles_per_group < passes[0].tiles);
+        CHECK(plan(2, 1 << 27, 0)[0].tiles_per_group == (1 << 19) / (132 * 64));
+        CHECK(plan(1 << 15, 8192, 1)[0].tiles_per_group == 1); // 16384 tiles: one each
     }
     SECTION("medium rows: a team of work-items per row, fewer for shorter rows") {
         const auto passes = plan(1 << 20, 256, 1);
@@ -81,7 +89,7 @@ TEST_CASE("shapes choose the kernel, the team and the split", "[segment_plan]") 
         REQUIRE(passes.size() == 1);
         CHECK(passes[0].kernel == SegmentKernel::columns);
         CHECK(passes[0].width == 256);
-        CHECK(passes[0].work_groups == (1 << 24) / 256);
+        CHECK(passes[0].tiles == (1 << 24) / 256);
     }
     SECTION("few columns: the rows split among work-groups, then the partials as rows") {
         const auto passes = plan(1 << 26, 4, 0);
@@ -94,6 +102,19 @@ TEST_CASE("shapes choose the kernel, the team and the split", "[segment_plan]") 
     SECTION("no results, no launch") {
         CHECK(plan_axis(axis_layout(Shape{{0, 5}}, {1}), gpu()).empty());
     }
+}
+
+TEST_CASE("on a CPU, a work-item reads a whole row where there are rows for every core",
+          "[segment_plan]") {
+    const auto cpu = segment_device(256, 16, true);
+    const auto plan = [&](std::uint64_t rows, std::uint64_t columns) {
+        return plan_axis(axis_layout(Shape{{rows, columns}}, {1}), cpu);
+    };
+    CHECK(plan(1 << 22, 16)[0].width == 1);
+    CHECK(plan(2048, 1 << 15)[0].width == 1); // 16 cores x 128 rows
+    CHECK(plan(1024, 1 << 16)[0].width == 256);
+    CHECK(plan_axis(axis_layout(Shape{{1 << 22, 16}}, {1}), gpu())[0].width == 2);
+    CHECK(cpu.launched_work_groups == 16 * 4);
 }
 
 TEST_CASE("CSR segments take teams sized for their mean length", "[segment_plan]") {

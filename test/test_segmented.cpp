@@ -7,6 +7,7 @@
 #include "clreduce/segmented.hpp"
 #include "device_targets.hpp"
 
+#include <limits>
 #include <random>
 
 using namespace clreduce;
@@ -26,6 +27,16 @@ void require_matches(const std::vector<Scalar>& results, const std::vector<Refer
                        << to_string(expected[first].value));
 }
 
+/// Checks the values and, for argmin and argmax, the indices against the references.
+void require_matches(const SegmentedResult& result, const std::vector<Reference>& expected) {
+    require_matches(result.values, expected);
+    std::vector<std::int64_t> indices;
+    for (const auto& reference : expected)
+        if (reference.index)
+            indices.push_back(*reference.index);
+    CHECK(result.indices == indices);
+}
+
 /// Reduces `shape` of random values along `axes` on the device and on the host.
 void check_axes(SegmentedReducer& reducer, const DeviceUnderTest& target, const Recipe& recipe,
                 const Shape& shape, const std::vector<int>& axes) {
@@ -38,7 +49,7 @@ void check_axes(SegmentedReducer& reducer, const DeviceUnderTest& target, const 
     const auto result = reducer.reduce_axes(target.queue.queue, input, 0, shape, axes);
     CHECK(result.shape.extents == layout.result.extents);
     CHECK(result.pass_us.size() == reducer.plan(layout).size());
-    require_matches(result.values, host_reduce_axes(recipe.op, values, layout));
+    require_matches(result, host_reduce_axes(recipe.op, values, layout));
 }
 
 struct AxisCase {
@@ -109,16 +120,29 @@ TEST_CASE("an axis reduction matches the host per row and column in every shape 
     }
 }
 
-TEST_CASE("every op and type reduces along either axis of a matrix", "[segmented]") {
+TEST_CASE("every op and type reduces along axes, in work-groups that loop over tiles or not",
+          "[segmented]") {
+    SegmentTuning looping; // a launch of one work-group per compute unit: most loop
+    looping.launched_groups_per_unit = 1;
     for (const auto& combination : every_op_and_type()) {
         if (combination.recipe.finish == Finish::last_group ||
             combination.recipe.path != Path::tree)
             continue;
         SECTION(combination.name()) {
-            SegmentedReducer reducer(combination.target->queue.context,
-                                     combination.target->queue.device, combination.recipe);
+            const auto& queue = combination.target->queue;
+            SegmentedReducer reducer(queue.context, queue.device, combination.recipe);
             for (const int axis : {0, 1})
                 check_axes(reducer, *combination.target, combination.recipe, {{37, 1031}}, {axis});
+            // Many rows: on a CPU, a work-item per row.
+            check_axes(reducer, *combination.target, combination.recipe, {{1031, 37}}, {1});
+            SegmentedReducer looping_reducer(queue.context, queue.device, combination.recipe,
+                                             looping);
+            for (const auto& [shape, axes] : telling_axis_cases()) {
+                INFO("looping over tiles: shape of rank "
+                     << shape.extents.size() << ", " << shape.extents.front() << " first, axis "
+                     << axes.front());
+                check_axes(looping_reducer, *combination.target, combination.recipe, shape, axes);
+            }
         }
     }
 }
@@ -131,10 +155,13 @@ TEST_CASE("CSR segments: empty, tiny, huge, one, none", "[segmented]") {
     const std::vector<std::vector<std::uint64_t>> segmentations = {
         tiny, {0, 200000, 0, 300001}, {100003}, {0, 0, 0}, {}};
     for (auto& target : devices_under_test())
-        for (const Op op : {Op::sum, Op::max}) {
+        for (const Op op : {Op::sum, Op::max, Op::argmax}) {
             Recipe recipe;
             recipe.op = op;
-            SegmentedReducer reducer(target.queue.context, target.queue.device, recipe);
+            // max's work-groups loop over several tiles each, sum's take the defaults.
+            SegmentTuning looping;
+            looping.launched_groups_per_unit = op == Op::max ? 1 : 0;
+            SegmentedReducer reducer(target.queue.context, target.queue.device, recipe, looping);
             const auto values = random_values(DataType::int32, op, 600000, 3);
             const auto input = upload(target.queue, values);
             for (const auto& lengths : segmentations) {
@@ -148,8 +175,10 @@ TEST_CASE("CSR segments: empty, tiny, huge, one, none", "[segmented]") {
                 const auto result = reducer.reduce_segments(
                     target.queue.queue, input, 1, offsets.back(), offsets_buffer, lengths.size());
                 require_matches(
-                    result.values,
-                    host_reduce_segments(op, ValuesView(values).part(1, 599999), offsets));
+                    result, host_reduce_segments(op, ValuesView(values).part(1, 599999), offsets));
+                for (std::size_t s = 0; s < lengths.size() && op == Op::argmax; ++s)
+                    if (lengths[s] == 0)
+                        CHECK(result.indices[s] == no_index);
             }
         }
 }
@@ -173,10 +202,98 @@ TEST_CASE("the enqueued form writes into the caller's buffer at an index and cha
                           [](const Scalar& x) { return x == Scalar{cl_int{0}}; }));
         require_matches({found.begin() + 10, found.end()},
                         host_reduce_axes(Op::sum, values, axis_layout(shape, {1})));
+        // Columns read in one launch write at the index too: 300 column sums of 64 rows.
+        const Shape columns{{64, 300}};
+        const auto column_values = random_values(DataType::int32, Op::sum, columns.values(), 3);
+        reducer
+            .enqueue_reduce_axes(queue.queue, upload(queue, column_values), 0, columns, {0},
+                                 results, 10)
+            .wait();
+        const auto again = read_results(queue, results, DataType::int32, 310);
+        CHECK(std::equal(found.begin(), found.begin() + 10, again.begin())); // left as they were
+        require_matches({again.begin() + 10, again.end()},
+                        host_reduce_axes(Op::sum, column_values, axis_layout(columns, {0})));
         // 7000 column sums do not fit; the input has no value 1 + 2.1e6.
         CHECK_THROWS_AS(reducer.enqueue_reduce_axes(queue.queue, input, 0, shape, {0}, results, 0),
                         Error);
         CHECK_THROWS_AS(reducer.enqueue_reduce_axes(queue.queue, input, 1, shape, {1}, results, 0),
                         Error);
     }
+}
+
+namespace {
+
+/// argmin's or argmax's indices of `values` (float32, of `shape`) along `axis`.
+std::vector<std::int64_t> arg_indices(const DeviceUnderTest& target, Op op,
+                                      const std::vector<float>& values, const Shape& shape,
+                                      int axis) {
+    Recipe recipe;
+    recipe.type = DataType::float32;
+    recipe.op = op;
+    SegmentedReducer reducer(target.queue.context, target.queue.device, recipe);
+    const auto input = upload(target.queue, HostValues(values));
+    const auto result = reducer.reduce_axes(target.queue.queue, input, 0, shape, {axis});
+    const auto layout = axis_layout(shape, {axis});
+    require_matches(result, host_reduce_axes(op, HostValues(values), layout));
+    return result.indices;
+}
+
+} // namespace
+
+TEST_CASE("argmin and argmax along an axis give NumPy's first index: ties, NaN, -0",
+          "[segmented]") {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    // np.argmax(a, axis=1) is [1, 0, 0, 4], np.argmin [3, 0, 0, 4]; along axis 0 [1, 0, 1, 3, 3]
+    // and [1, 3, 1, 0, 3].
+    const std::vector<float> matrix = {1, 3, 3, 0, 3, nan,   1, nan, 5, 5,
+                                       2, 2, 2, 2, 2, -0.0f, 0, -1,  7, nan};
+    const Shape shape{{4, 5}};
+    for (auto& target : devices_under_test()) {
+        INFO("device '" << target.report.name << "'");
+        using Indices = std::vector<std::int64_t>;
+        CHECK(arg_indices(target, Op::argmax, matrix, shape, 1) == Indices{1, 0, 0, 4});
+        CHECK(arg_indices(target, Op::argmin, matrix, shape, 1) == Indices{3, 0, 0, 4});
+        CHECK(arg_indices(target, Op::argmax, matrix, shape, 0) == Indices{1, 0, 1, 3, 3});
+        CHECK(arg_indices(target, Op::argmin, matrix, shape, 0) == Indices{1, 3, 1, 0, 3});
+        // The same matrix in Fortran order is its transpose: rows become columns.
+        CHECK(arg_indices(target, Op::argmax, matrix, {{5, 4}, Order::fortran}, 0) ==
+              Indices{1, 0, 0, 4});
+    }
+}
+
+TEST_CASE("argmax of long rows and columns split in chunks takes the first of two extremes",
+          "[segmented]") {
+    // Three rows (or columns) of 100003 zeros with 5 at 90000 and at 70000 + k: few long rows
+    // and few columns, both split among work-groups, and their partials reduced again.
+    constexpr std::uint64_t length = 100003;
+    for (auto& target : devices_under_test())
+        for (const bool rows : {true, false}) {
+            INFO("device '" << target.report.name << "', " << (rows ? "rows" : "columns"));
+            std::vector<float> values(3 * length, 0.0f);
+            const auto at = [&](std::uint64_t k, std::uint64_t r) -> float& {
+                return values[rows ? k * length + r : r * 3 + k];
+            };
+            for (std::uint64_t k = 0; k < 3; ++k)
+                at(k, 90000) = at(k, 70000 + k) = 5;
+            const Shape shape{rows ? std::vector<std::uint64_t>{3, length}
+                                   : std::vector<std::uint64_t>{length, 3}};
+            CHECK(arg_indices(target, Op::argmax, values, shape, rows ? 1 : 0) ==
+                  std::vector<std::int64_t>{70000, 70001, 70002});
+        }
+}
+
+TEST_CASE("argmin and argmax along every shape class match the host's first index", "[segmented]") {
+    for (auto& target : devices_under_test())
+        for (const Op op : {Op::argmin, Op::argmax}) {
+            Recipe recipe;
+            recipe.type = DataType::int8; // few values: many ties
+            recipe.op = op;
+            SegmentedReducer reducer(target.queue.context, target.queue.device, recipe);
+            for (const auto& [shape, axes] : telling_axis_cases()) {
+                INFO("device '" << target.report.name << "', " << name_of(op) << ", rank "
+                                << shape.extents.size() << ", " << shape.extents.front()
+                                << " first, axis " << axes.front());
+                check_axes(reducer, target, recipe, shape, axes);
+            }
+        }
 }

@@ -80,25 +80,27 @@ TEST_CASE("the built-in ops broadcast with a vector literal, argmin and argmax f
                                          "a.index)"));
     CHECK(type_options(DataType::float32, DataType::float32, Op::argmin, Reads::partials) ==
           "-D REDUCE_INDEXED -D REDUCE_INPUT=accum_t -D REDUCE_VALUE=accum_t -D "
-          "REDUCE_VALUE4=accum4_t -D REDUCE_ACCUM=float -D REDUCE_ACCUM4=float4");
+          "REDUCE_VALUE4=accum4_t -D REDUCE_VALUEN=accum4_t -D REDUCE_VALUES_PER_LOAD=4 -D "
+          "REDUCE_ACCUM=float -D REDUCE_ACCUM4=float4");
     CHECK(type_options(DataType::float16, DataType::float32, Op::argmax) ==
           "-D REDUCE_INDEXED -D REDUCE_INPUT=half -D REDUCE_VALUE=float -D REDUCE_VALUE4=float4 "
-          "-D REDUCE_ACCUM=float -D REDUCE_ACCUM4=float4");
+          "-D REDUCE_VALUEN=float8 -D REDUCE_VALUES_PER_LOAD=8 -D REDUCE_ACCUM=float -D "
+          "REDUCE_ACCUM4=float4");
     CHECK(type_options(DataType::int32, DataType::int32, Op::max, Reads::partials) ==
-          "-D REDUCE_INPUT=int -D REDUCE_VALUE=int -D REDUCE_VALUE4=int4 -D REDUCE_ACCUM=int "
-          "-D REDUCE_ACCUM4=int4");
+          "-D REDUCE_INPUT=int -D REDUCE_VALUE=int -D REDUCE_VALUE4=int4 -D REDUCE_VALUEN=int4 "
+          "-D REDUCE_VALUES_PER_LOAD=4 -D REDUCE_ACCUM=int -D REDUCE_ACCUM4=int4");
 }
 
 TEST_CASE("values are loaded by their row and mapped to the accumulator", "[source]") {
     const auto own = definitions(Op::sum, Path::tree, DataType::int32);
-    CHECK_THAT(own, Catch::Contains("value4_t load4(global const input_t* in, ulong v) { return "
-                                    "((global const value4_t*)in)[v]; }"));
+    CHECK_THAT(own, Catch::Contains("valuen_t loadn(global const input_t* in, ulong v) { return "
+                                    "((global const valuen_t*)in)[v]; }"));
     CHECK_THAT(own, Catch::Contains("accum4_t map4(value4_t x, ulong i) { return x; }"));
     const auto bytes = op_definitions(Op::sum, Path::tree, DataType::int8, DataType::int64);
     CHECK_THAT(bytes, Catch::Contains("accum4_t map4(value4_t x, ulong i) { return "
                                       "convert_long4(x); }"));
     const auto half = op_definitions(Op::sum, Path::tree, DataType::float16, DataType::float32);
-    CHECK_THAT(half, Catch::Contains("return vload_half4(v, in);"));
+    CHECK_THAT(half, Catch::Contains("return vloada_half8(v, in);"));
     CHECK_THAT(half, Catch::Contains("accum4_t map4(value4_t x, ulong i) { return x; }"));
     const auto brain = op_definitions(Op::max, Path::tree, DataType::bfloat16, DataType::float32);
     CHECK_THAT(brain, Catch::Contains("return as_float((uint)in[i] << 16);"));
@@ -107,7 +109,8 @@ TEST_CASE("values are loaded by their row and mapped to the accumulator", "[sour
     CHECK_THAT(any, Catch::Contains("accum_t op(accum_t a, accum_t b) { return a | b; }"));
     CHECK(type_options(DataType::float16, DataType::float32) ==
           "-D REDUCE_INPUT=half -D REDUCE_VALUE=float -D REDUCE_VALUE4=float4 -D "
-          "REDUCE_ACCUM=float -D REDUCE_ACCUM4=float4");
+          "REDUCE_VALUEN=float8 -D REDUCE_VALUES_PER_LOAD=8 -D REDUCE_ACCUM=float -D "
+          "REDUCE_ACCUM4=float4");
 }
 
 TEST_CASE("only the chosen path's built-in is referenced", "[source]") {

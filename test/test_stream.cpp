@@ -11,11 +11,13 @@ using namespace clreduce;
 TEST_CASE("streamed host input reduces like the host reference at any chunk size",
           "[device][stream]") {
     const std::uint64_t length = 100003;
-    for (const auto& combination : combinations()) {
-        // Every device, path and finish, with one type and op each of integer and float.
+    for (const auto& combination : combinations_and_wide_loads()) {
+        // Every device, path and finish, with one type and op each of integer and float, and
+        // a type loaded 16 values at a time.
         const auto& recipe = combination.recipe;
         if (!((recipe.type == DataType::int32 && recipe.op == Op::sum) ||
-              (recipe.type == DataType::float64 && recipe.op == Op::max)))
+              (recipe.type == DataType::float64 && recipe.op == Op::max) ||
+              (recipe.type == DataType::int8 && recipe.op == Op::sum)))
             continue;
         DYNAMIC_SECTION(combination.name()) {
             const auto reducer = make_reducer(*combination.target, recipe);

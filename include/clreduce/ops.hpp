@@ -87,6 +87,10 @@ std::size_t partial_size(Op op, DataType accumulator);
 /// The index of a pair of argmin or argmax, read from its bytes.
 std::int64_t index_of_pair(const void* pair);
 
+/// The index argmin and argmax give an empty segment of a segmented reduction (segmented.hpp),
+/// where NumPy refuses one.
+constexpr std::int64_t no_index = -1;
+
 /// The accumulator of `op` on values of `type`: the op's own (any, all), else `requested`,
 /// else the type's default (NumPy's for sums and products).
 DataType accumulator_for(DataType type, Op op, std::optional<DataType> requested = {});

@@ -73,12 +73,15 @@ std::vector<Pass> plan_passes(std::uint64_t length, const PassShape& shape,
                               Finish finish = Finish::passes);
 
 /// The most additions any one value goes through on its way to the result, in whatever order
-/// the kernel takes them: in each pass its work-item's fold (a 16th of the work-item's share
-/// in one accumulator lane, then 5 joining steps), the work-group step (log2 of the work-group size
-/// for the tree, whose order is fixed; one less than the size for the built-ins, whose order is not
-/// specified), and in a finishing pass the same again over the partials. A floating-point
+/// the kernel takes them: in each pass its work-item's fold (the quarters of a load of 8 or 16
+/// values joined in 1 or 3 steps, a (4 x values per load)th of the work-item's share in one
+/// accumulator lane, then 5 joining steps; the first pass reads `first_per_load` values a
+/// load, later ones 4), the work-group step (log2 of the work-group size for the tree, whose
+/// order is fixed; one less than the size for the built-ins, whose order is not specified),
+/// and in a finishing pass the same again over the partials. A floating-point
 /// sum's rounding error is at most about this many unit roundoffs times the sum of magnitudes.
-std::uint64_t additions_per_value(const std::vector<Pass>& passes, Path path);
+std::uint64_t additions_per_value(const std::vector<Pass>& passes, Path path,
+                                  std::uint64_t first_per_load = 4);
 
 /// Values each of the two temporaries must hold. Passes write to them alternately, the
 /// first pass to temporary 0; a finishing pass writes its partials to temporary 1 and the

@@ -210,7 +210,8 @@ Reference host_reduce(Op op, DataType type, const std::vector<ValuesView>& spans
                       std::optional<DataType> accumulate = {}, HostMap map = HostMap::none);
 
 /// host_reduce() of each CSR segment of `values`: segment s is values offsets[s] ...
-/// offsets[s + 1] - 1.
+/// offsets[s + 1] - 1. argmin's and argmax's index is the first within the segment (along the
+/// reduced axes, for host_reduce_axes: NumPy's argmax(axis=)), no_index for an empty one.
 std::vector<Reference> host_reduce_segments(Op op, const ValuesView& values,
                                             const std::vector<std::uint64_t>& offsets,
                                             std::optional<DataType> accumulate = {},

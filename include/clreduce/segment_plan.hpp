@@ -56,17 +56,20 @@ struct SegmentPass {
     std::uint64_t columns = 1; // columns only
     std::uint32_t width = 1;   // work-items that share a segment, or columns per work-group
     std::uint64_t chunks = 1;  // launches' pieces per segment; >1: partials, a second pass
-    std::uint64_t work_groups = 0;
+    std::uint64_t tiles = 0;   // what a work-group of one tile each would do
+    std::uint32_t tiles_per_group = 1; // >1: a work-group loops over several
+    std::uint64_t work_groups = 0;     // tiles / tiles_per_group
     std::size_t work_group_size = 1;
     std::uint64_t outputs() const;
 };
 
 /// The tunables of the plan, measured on an H100 (docs/axes.md); 0: the default.
 struct SegmentTuning {
-    std::uint64_t values_per_team_item = 0;   // a row's team: a work-item per this many values
-    std::uint64_t values_per_chunk_item = 0;  // a split row: at least this many per work-item
-    std::uint64_t work_groups_per_unit = 0;   // the work-groups a split aims for per unit
-    std::uint64_t values_per_column_item = 0; // a split column: at least this many per work-item
+    std::uint64_t values_per_team_item = 0;     // a row's team: a work-item per this many values
+    std::uint64_t values_per_chunk_item = 0;    // a split row: at least this many per work-item
+    std::uint64_t work_groups_per_unit = 0;     // the work-groups a split aims for per unit
+    std::uint64_t values_per_column_item = 0;   // a split column: at least this many per work-item
+    std::uint64_t launched_groups_per_unit = 0; // a launch's work-groups per unit at most
 };
 
 /// What the device allows and aims for.
@@ -76,8 +79,10 @@ struct SegmentDevice {
     std::uint64_t values_per_team_item = 0; // 0: by the row's length (team_values)
     std::uint64_t values_per_chunk_item = 64;
     std::uint64_t values_per_column_item = 1024;
-    /// How many of a row's values each work-item of its team reads.
-    std::uint64_t team_values(std::uint64_t length) const;
+    std::uint64_t launched_work_groups = 1; // more tiles than this: work-groups loop over tiles
+    std::uint64_t whole_rows_from = 0;      // this many rows or more: a work-item each (0: never)
+    /// How many of a row's values each work-item of its team reads, of `segments` rows.
+    std::uint64_t team_values(std::uint64_t length, std::uint64_t segments) const;
 };
 
 /// The device's shape for `work_group_size` and `compute_units`, tuned.

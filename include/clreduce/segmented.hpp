@@ -8,13 +8,15 @@
 //
 // Every op and type works, with the same kernel definitions as the whole-array Reducer; a
 // value's index, as a map (and an arg op) sees it, is its position within its segment, or
-// along the reduced axis. An empty segment gives the op's identity.
+// along the reduced axis. An empty segment gives the op's identity; for argmin and argmax the
+// index -1 (no_index).
 //
 // Errors: Error (errors.hpp), as the Reducer's: Errc::invalid_argument for axes or ranges the
 // call cannot take, Errc::unsupported for axes that are not adjacent in memory.
 // Threads: one queue at a time, like a Reducer; its temporaries are its own.
 
 #include "clreduce/capabilities.hpp"
+#include "clreduce/ops.hpp"
 #include "clreduce/policy.hpp"
 #include "clreduce/segment_plan.hpp"
 #include "clreduce/types.hpp"
@@ -31,6 +33,9 @@ struct SegmentedResult {
     Shape shape;                 // an axis reduction's remaining axes; CSR: {segments}
     std::vector<Scalar> values;  // of the accumulator's type (scalar_from_bytes)
     std::vector<double> pass_us; // each launch's device time, where the queue profiles
+    // argmin and argmax: each value's first index within its segment (along the reduced
+    // axis, NumPy's argmax(axis=)), no_index for an empty one; empty for other ops.
+    std::vector<std::int64_t> indices;
 };
 
 class SegmentedReducer {
@@ -47,7 +52,10 @@ public:
     const Policy& policy() const { return policy_; }
     /// The type of the results (accumulator_for() the recipe).
     DataType accumulator() const { return policy_.accumulator; }
-    std::size_t accumulator_size() const { return info(accumulator()).size; }
+    /// The bytes of one result as the enqueued calls write it: the accumulator's or, for
+    /// argmin and argmax, the pair's (partial_size() in ops.hpp: the value, then an int64
+    /// index at byte 8, INT64_MAX for an empty segment).
+    std::size_t accumulator_size() const { return partial_size(policy_.recipe.op, accumulator()); }
     /// What the launches are cut to on this device.
     const SegmentDevice& device_shape() const { return device_shape_; }
     std::vector<SegmentPass> plan(const AxisLayout& layout) const {
@@ -86,6 +94,10 @@ public:
     SegmentedResult reduce_segments(const cl::CommandQueue& queue, const cl::Buffer& input,
                                     std::uint64_t first, std::uint64_t count,
                                     const cl::Buffer& offsets, std::uint64_t segments);
+
+    /// Appends `count` results, as an enqueued call wrote them (accumulator_size() bytes
+    /// each), to `into`'s values and, for argmin and argmax, its indices.
+    void append_results(SegmentedResult& into, const void* bytes, std::uint64_t count) const;
 
 private:
     void enqueue_pass(const cl::CommandQueue& queue, const SegmentPass& pass, bool partials,

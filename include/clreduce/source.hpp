@@ -37,7 +37,7 @@ std::string reduce_kernel_source(const std::string& kernel_dir);
 std::string read_kernel_file(const std::string& file_name,
                              const std::vector<std::filesystem::path>& folders);
 
-/// OpenCL C definitions of load(), load4(), map(), map4(), identity(), op(), op4() and, for a
+/// OpenCL C definitions of load(), loadn(), map(), map4(), identity(), op(), op4() and, for a
 /// collective path, the relay that reduce.cl declares (work_group_reduce_op or
 /// sub_group_reduce_op), for values of `input` reduced in `accumulator`, from the op's and
 /// the types' table rows. Integer sums and products work on the unsigned twin so that they
@@ -56,7 +56,8 @@ std::string complete_kernel_source(const std::string& kernel_text, Op op, Path p
                                    Reads reads = Reads::values);
 
 /// The -D flags that give reduce.cl its types (REDUCE_INPUT, REDUCE_VALUE, REDUCE_ACCUM and
-/// their vectors) and, for argmin and argmax, REDUCE_INDEXED, whose partials are pairs.
+/// their vectors), how many values one load reads (REDUCE_VALUES_PER_LOAD) and, for argmin and
+/// argmax, REDUCE_INDEXED, whose partials are pairs.
 std::string type_options(DataType input, DataType accumulator, Op op = Op::sum,
                          Reads reads = Reads::values);
 

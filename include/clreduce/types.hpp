@@ -55,11 +55,14 @@ struct TypeInfo {
     const char* highest;  // OpenCL C: the largest value of cl_value
     double unit_roundoff; // floating point: half an ulp of 1; 0 for integers
     DataType accumulator; // NumPy's accumulator for sum and prod (np.add.reduce's dtype)
-    // OpenCL C that loads value i (a value_t) and values 4v ... 4v + 3 (a value4_t, aligned)
-    // from `in`; null: in[i], and the buffer read as value4_t.
+    // OpenCL C that loads value i (a value_t) and values nv ... nv + n - 1 (n values_per_load(),
+    // a valuen_t, aligned) from `in`; null: in[i], and the buffer read as valuen_t.
     const char* load = nullptr;
-    const char* load4 = nullptr;
+    const char* loadn = nullptr;
     bool floating() const { return unit_roundoff > 0; }
+    /// The values one load of the kernel reads: at least 4 (the accumulators' vector) and at
+    /// least 16 bytes, which a GPU's work-item needs per load to reach the stream read.
+    std::size_t values_per_load() const { return size >= 4 ? 4 : 16 / size; }
 };
 
 /// Every type, in --data-type's order.

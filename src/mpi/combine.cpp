@@ -116,14 +116,42 @@ Reduction Combiner::reduce_to_root(const Reduction& mine, MPI_Comm comm,
         return on_device(results);
     }
     unsigned char combined[size] = {};
-    MPI_Reduce(own, combined, 1, datatype_, op_, 0, comm);
+    reduce_to_root(own, combined, 1, comm);
     return rank == 0 ? result_of(combined) : mine;
 }
 
+void Combiner::reduce_to_root(const void* mine, void* combined, int count, MPI_Comm comm) const {
+    MPI_Reduce(mine, combined, count, datatype_, op_, 0, comm);
+}
+
+std::vector<unsigned char> Combiner::gather_to_root(const void* mine, int count,
+                                                    MPI_Comm comm) const {
+    int rank = 0;
+    int ranks = 0;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &ranks);
+    std::vector<int> counts(rank == 0 ? ranks : 0);
+    MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
+    std::vector<int> displacements(counts.size());
+    long total = 0; // in results
+    for (std::size_t k = 0; k < counts.size(); ++k) {
+        displacements[k] = static_cast<int>(total);
+        total += counts[k];
+    }
+    int size = 0;
+    MPI_Type_size(datatype_, &size);
+    std::vector<unsigned char> gathered(static_cast<std::size_t>(total) * size);
+    MPI_Gatherv(mine, count, datatype_, gathered.data(), counts.data(), displacements.data(),
+                datatype_, 0, comm);
+    return gathered;
+}
+
 std::string Combiner::description() const {
-    if (on_device_)
-        return datatype_name_ + ", " + op_name_;
-    return "MPI_Reduce (" + datatype_name_ + ", " + op_name_ + ")";
+    return datatype_name_ + ", " + op_name_;
+}
+
+std::string Combiner::call() const {
+    return on_device_ ? description() : "MPI_Reduce (" + description() + ")";
 }
 
 } // namespace clreduce::mpi

@@ -32,8 +32,21 @@ public:
     /// (Op::custom): MPI_Gather of the results' bytes, which `on_device` combines on rank 0.
     Reduction reduce_to_root(const Reduction& mine, MPI_Comm comm, const OnDevice& on_device) const;
 
-    /// e.g. "MPI_Reduce (MPI_UINT32_T, clreduce's sum (user-defined, commutative))".
+    /// The same for `count` results a rank, laid out as the kernels write them (argmin's and
+    /// argmax's pairs: partial_size() in ops.hpp), combined element-wise into `combined` on
+    /// rank 0 (a collective; `combined` is read on rank 0 alone). Not for a user's op.
+    void reduce_to_root(const void* mine, void* combined, int count, MPI_Comm comm) const;
+
+    /// MPI_Gatherv of every rank's `count` results (laid out as above) to rank 0, in rank
+    /// order (a collective): their bytes on rank 0, nothing elsewhere. Not for a user's op.
+    std::vector<unsigned char> gather_to_root(const void* mine, int count, MPI_Comm comm) const;
+
+    /// e.g. "MPI_UINT32_T, clreduce's sum (user-defined, commutative)".
     std::string description() const;
+    /// How reduce_to_root() combines results, for the report: "MPI_Reduce (description())", or
+    /// for a user's op "MPI_Gather of each rank's int32, combined by the user's op on rank 0's
+    /// device".
+    std::string call() const;
 
 private:
     DataType type_;

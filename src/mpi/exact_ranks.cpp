@@ -4,6 +4,7 @@
 #include "clreduce/input.hpp"
 #include "clreduce/reference.hpp"
 #include "partition.hpp"
+#include "slice.hpp"
 #include "tool/devices.hpp"
 #include "tool/failure.hpp"
 #include "tool/file_input.hpp"
@@ -22,11 +23,7 @@ ValuesView slice_values(const Options& options, const std::optional<InputFile>& 
                         RankSlice slice, HostValues& drawn) {
     if (file)
         return file->values().part(slice.first, slice.length);
-    drawn = visit_type(options.type, [&](auto zero) {
-        return HostValues(std::vector<decltype(zero)>(slice.length));
-    });
-    auto* data = std::visit([](auto& values) -> void* { return values.data(); }, drawn);
-    fill_random(options.type, Op::sum, data, slice.first, slice.length, options.seed);
+    drawn = random_slice(options, slice); // of a sum: --exact refuses other ops first
     return drawn;
 }
 
@@ -35,8 +32,7 @@ ValuesView slice_values(const Options& options, const std::optional<InputFile>& 
 std::vector<cl_long> rank_row(const Options& options, const ValuesView& values, int node_rank) {
     ExactAccumulator sum(options.type);
     if (values.length > 0) {
-        const auto devices = select_devices(options.triplet);
-        const auto& device = devices[static_cast<std::size_t>(node_rank) % devices.size()];
+        const auto device = device_of_rank(options.triplet, node_rank);
         const DeviceQueue queue(device.device);
         ExactSum exact_sum(queue.context, queue.device, options.type, options.work_group_size);
         const DeviceInput input(queue.context, queue.queue, values,

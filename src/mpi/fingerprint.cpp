@@ -24,6 +24,17 @@ std::vector<std::string> split_lines(const std::string& text) {
     return lines;
 }
 
+/// "--name a<separator>b", or "no --name" for no values.
+template <typename T>
+std::string listed(const std::string& name, const std::vector<T>& values, char separator) {
+    if (values.empty())
+        return "no " + name;
+    std::string text = name + " ";
+    for (std::size_t i = 0; i < values.size(); ++i)
+        text += (i == 0 ? "" : std::string(1, separator)) + std::to_string(values[i]);
+    return text;
+}
+
 } // namespace
 
 std::vector<std::string> fingerprint(const Options& options, std::uint64_t file_bytes,
@@ -36,6 +47,8 @@ std::vector<std::string> fingerprint(const Options& options, std::uint64_t file_
             "--data-type " + name_of(options.type),
             "--op " + name_of(options.op),
             "--length " + std::to_string(options.length),
+            listed("--shape", options.shape, 'x'),
+            listed("--axis", options.axes, ','),
             "--seed " + std::to_string(options.seed),
             "--strategy " + (options.path ? name_of(*options.path) : "auto"),
             "--factor " + name_of(options.factor),

@@ -11,6 +11,7 @@
 // that may fail on some ranks ends in an agreement (agree.hpp), so that all ranks fail together.
 
 #include "agree.hpp"
+#include "axes_ranks.hpp"
 #include "combine.hpp"
 #include "exact_ranks.hpp"
 #include "fingerprint.hpp"
@@ -37,7 +38,9 @@ namespace {
 
 constexpr const char* mpi_help =
     "clreduce-mpi takes the options above, run under mpirun: -l is the total length, split "
-    "across the ranks; -d names the devices each node's ranks take in turn by node-local rank "
+    "across the ranks; --axis splits the array's blocks among them, or a reduced leading axis's "
+    "rows, once (no --iterations); -d names the devices each node's ranks take in turn by "
+    "node-local rank "
     "(-d all: one rank per device). Refused: --list, --sweep, --csv, --host-input, --chunk, "
     "--max-buffer, --no-check (every slice and the combination are always checked).\n";
 
@@ -71,13 +74,6 @@ int node_local_rank() {
     return node_rank;
 }
 
-/// This rank's device: of the devices the triplet selects, the one at its node-local rank,
-/// round-robin when a node has more ranks than devices.
-SelectedDevice device_of_rank(const DeviceTriplet& triplet, int node_rank) {
-    const auto devices = select_devices(triplet);
-    return devices[static_cast<std::size_t>(node_rank) % devices.size()];
-}
-
 /// This rank's figures and checked result, for rank 0's report.
 void fill_row(RankRow& row, const SliceReducer& slice, std::size_t uncounted, RankSlice part) {
     char host[MPI_MAX_PROCESSOR_NAME] = {};
@@ -108,7 +104,7 @@ void report_on_root(std::ostream& out, const Options& options, const std::vector
     const auto check =
         check_combined(accumulator_of(options), options.op, origin, rows, result, whole_reference);
     const auto print = options.format == Format::json ? print_json : print_text;
-    print(out, options, rows, combiner.description(), timing, result, check);
+    print(out, options, rows, combiner.call(), timing, result, check);
     require_written(out);
     if (!check.wrong_ranks.empty())
         throw Failure(ExitCode::wrong_result, "rank " + std::to_string(check.wrong_ranks.front()) +
@@ -174,6 +170,8 @@ int reduce_across_ranks(int argc, char* argv[], std::ostream& out) {
     require_same_run(*options, file, rank);
     if (options->exact)
         return exact_across_ranks(*options, file, agree, node_rank, out);
+    if (!options->axes.empty())
+        return axes_across_ranks(*options, file, agree, node_rank, out);
 
     std::optional<SliceReducer> slice;
     const auto part = [&] { return slice_of(options->length, ranks, rank); };

@@ -12,8 +12,15 @@
 namespace clreduce::mpi {
 namespace {
 
-/// The slice of clreduce's random input: value i of the whole depends only on (seed, i), so
-/// the whole is the same for any number of ranks.
+/// The slice on the device, once the reducer has said that it and the temporaries fit.
+DeviceInput checked_upload(const Reducer& reducer, const cl::CommandQueue& queue,
+                           const ValuesView& values, std::uint64_t per_buffer) {
+    reducer.check_fits(values.length, per_buffer);
+    return DeviceInput(reducer.context(), queue, values, per_buffer);
+}
+
+} // namespace
+
 HostValues random_slice(const Options& options, RankSlice slice) {
     auto values = visit_type(options.type, [&](auto value) {
         return HostValues(std::vector<decltype(value)>(slice.length));
@@ -23,14 +30,10 @@ HostValues random_slice(const Options& options, RankSlice slice) {
     return values;
 }
 
-/// The slice on the device, once the reducer has said that it and the temporaries fit.
-DeviceInput checked_upload(const Reducer& reducer, const cl::CommandQueue& queue,
-                           const ValuesView& values, std::uint64_t per_buffer) {
-    reducer.check_fits(values.length, per_buffer);
-    return DeviceInput(reducer.context(), queue, values, per_buffer);
+SelectedDevice device_of_rank(const DeviceTriplet& triplet, int node_rank) {
+    const auto devices = select_devices(triplet);
+    return devices[static_cast<std::size_t>(node_rank) % devices.size()];
 }
-
-} // namespace
 
 struct SliceReducer::Engine {
     Engine(const SelectedDevice& device, const Options& options,

@@ -17,6 +17,14 @@
 
 namespace clreduce::mpi {
 
+/// The values [slice.first, slice.first + slice.length) of clreduce's random input: value i
+/// of the whole depends only on (seed, i), so the whole is the same for any number of ranks.
+HostValues random_slice(const Options& options, RankSlice slice);
+
+/// This rank's device: of the devices the triplet selects, the one at its node-local rank,
+/// round-robin when a node has more ranks than devices.
+SelectedDevice device_of_rank(const DeviceTriplet& triplet, int node_rank);
+
 /// The slice's result held to its host reference (Measurement's check).
 struct SliceCheck {
     Scalar result; // the first counted reduction's

@@ -122,6 +122,28 @@ nb::object to_python(const Reduction& result) {
     return result.index ? nb::int_(*result.index) : to_python(result.value);
 }
 
+/// An axis reduction's results as bytes, for numpy.frombuffer.
+nb::object to_python(const std::vector<unsigned char>& bytes) {
+    return nb::bytes(bytes.data(), bytes.size());
+}
+
+/// An axis reduction's results as NumPy reads them: the accumulators' bytes, or for argmin
+/// and argmax (`indexed`) the indices as int64.
+std::vector<unsigned char> result_bytes(const SegmentedResult& result, bool indexed) {
+    std::vector<unsigned char> bytes;
+    const auto append = [&](auto number) {
+        const auto* first = reinterpret_cast<const unsigned char*>(&number);
+        bytes.insert(bytes.end(), first, first + sizeof number);
+    };
+    if (indexed)
+        for (const auto index : result.indices)
+            append(static_cast<std::int64_t>(index));
+    else
+        for (const auto& value : result.values)
+            std::visit(append, value);
+    return bytes;
+}
+
 /// `values` as the engine views them, if they are `type` values.
 ValuesView view_of(const HostArray& values, DataType type) {
     if (values.size() == 0) // a stream has at least one chunk
@@ -238,6 +260,49 @@ Handle Engine::enqueue(Handle queue, Handle buffer, std::uint64_t first, std::ui
                         const cl::Buffer& output, const std::vector<cl::Event>& events) {
                         return reducer_.enqueue_reduce(command_queue, input, first, count, output,
                                                        result_index, events);
+                    });
+}
+
+AxisEngine::AxisEngine(Handle context, Handle device, const std::string& type,
+                       const std::string& op, const std::optional<std::string>& accumulate,
+                       const Expressions& user)
+    : context_(retained<cl::Context>(context))
+    , reducer_(context_, retained<cl::Device>(device),
+               recipe_for(type_named(type), op_named(op), accumulate, user)) {}
+
+std::string AxisEngine::accumulator() const {
+    return name_of(reducer_.accumulator());
+}
+
+nb::object AxisEngine::reduce_host(Handle queue, const HostArray& values, const Shape& shape,
+                                   const std::vector<int>& axes) {
+    const auto view = view_of(values, reducer_.policy().recipe.type);
+    return blocking(mutex_, queue, {}, [&](const cl::CommandQueue& command_queue) {
+        const cl::Buffer input(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                               view.length * values.itemsize(), const_cast<void*>(view.data));
+        return result_bytes(reducer_.reduce_axes(command_queue, input, 0, shape, axes),
+                            info(reducer_.policy().recipe.op).indexed);
+    });
+}
+
+nb::object AxisEngine::reduce_buffer(Handle queue, Handle buffer, std::uint64_t first,
+                                     const Shape& shape, const std::vector<int>& axes,
+                                     const std::vector<Handle>& wait) {
+    const Borrowed<cl::Buffer> input(buffer);
+    return blocking(mutex_, queue, wait, [&](const cl::CommandQueue& command_queue) {
+        return result_bytes(reducer_.reduce_axes(command_queue, *input, first, shape, axes),
+                            info(reducer_.policy().recipe.op).indexed);
+    });
+}
+
+Handle AxisEngine::enqueue(Handle queue, Handle buffer, std::uint64_t first, const Shape& shape,
+                           const std::vector<int>& axes, Handle result, std::uint64_t result_index,
+                           const std::vector<Handle>& wait) {
+    return enqueued(mutex_, queue, buffer, result, wait,
+                    [&](const cl::CommandQueue& command_queue, const cl::Buffer& input,
+                        const cl::Buffer& output, const std::vector<cl::Event>& events) {
+                        return reducer_.enqueue_reduce_axes(command_queue, input, first, shape,
+                                                            axes, output, result_index, events);
                     });
 }
 

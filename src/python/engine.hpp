@@ -6,6 +6,7 @@
 
 #include "clreduce/exact.hpp"
 #include "clreduce/reducer.hpp"
+#include "clreduce/segmented.hpp"
 #include "clreduce/stream.hpp"
 
 #include <CL/opencl.hpp>
@@ -82,6 +83,39 @@ private:
     std::mutex mutex_;
     Reducer reducer_;
     std::shared_ptr<StreamStaging> staging_; // the last stream's, for the next
+};
+
+/// Reductions along axes (a SegmentedReducer) for one context, device, type and op, with a lock,
+/// as Engine. The results come back as NumPy reads them (numpy.frombuffer): the accumulators'
+/// bytes in the input's order with the reduced axes left out, or argmin's and argmax's int64
+/// indices along the reduced axes.
+class AxisEngine {
+public:
+    /// Arguments as Engine's.
+    AxisEngine(Handle context, Handle device, const std::string& type, const std::string& op,
+               const std::optional<std::string>& accumulate, const Expressions& user);
+
+    /// The name of the type the results have: the accumulator.
+    std::string accumulator() const;
+
+    /// `values`, an array of `shape`, copied to the device on `queue` and reduced along
+    /// `axes` (NumPy's numbers: negative from the end); blocks for the results.
+    nb::object reduce_host(Handle queue, const HostArray& values, const Shape& shape,
+                           const std::vector<int>& axes);
+    /// The reduction along `axes` of the array `shape` in `buffer` from value `first` on, on
+    /// `queue` after the events `wait`; blocks for the results.
+    nb::object reduce_buffer(Handle queue, Handle buffer, std::uint64_t first, const Shape& shape,
+                             const std::vector<int>& axes, const std::vector<Handle>& wait);
+    /// The same, enqueued: the accumulators land in `result` from value `result_index` on.
+    /// Returns the last launch's event, as Engine::enqueue does.
+    Handle enqueue(Handle queue, Handle buffer, std::uint64_t first, const Shape& shape,
+                   const std::vector<int>& axes, Handle result, std::uint64_t result_index,
+                   const std::vector<Handle>& wait);
+
+private:
+    std::mutex mutex_;
+    cl::Context context_;
+    SegmentedReducer reducer_;
 };
 
 /// The exact sum (ExactSum) of one context, device and type, with a lock, as Engine: the

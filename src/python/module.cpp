@@ -61,6 +61,24 @@ void translate(const std::exception_ptr& thrown, void* error_type) {
     }
 }
 
+/// An engine of one context, device, type and op (Engine, AxisEngine), built without the GIL,
+/// with its accumulator's name; the caller adds its calls.
+template <typename Reduces>
+nb::class_<Reduces> bind_engine(nb::module_& m, const char* name, const char* doc) {
+    return nb::class_<Reduces>(m, name, doc)
+        .def(
+            "__init__",
+            [](Reduces* engine, Handle context, Handle device, const std::string& type,
+               const std::string& op, const std::optional<std::string>& accumulate,
+               const std::string& reduce, const std::string& identity, const std::string& map) {
+                new (engine)
+                    Reduces(context, device, type, op, accumulate, {reduce, identity, map});
+            },
+            "context"_a, "device"_a, "type"_a, "op"_a, "accumulate"_a.none(), "reduce"_a = "",
+            "identity"_a = "", "map"_a = "", nb::call_guard<nb::gil_scoped_release>())
+        .def_prop_ro("accumulator", &Reduces::accumulator);
+}
+
 } // namespace
 
 NB_MODULE(_clreduce, m) {
@@ -94,22 +112,29 @@ NB_MODULE(_clreduce, m) {
         .def_prop_ro("context", &DeviceQueue::context_handle)
         .def_prop_ro("queue", &DeviceQueue::queue_handle);
 
-    nb::class_<Engine>(m, "Engine", "A reducer for one context, device, type and op.")
-        .def(
-            "__init__",
-            [](Engine* engine, Handle context, Handle device, const std::string& type,
-               const std::string& op, const std::optional<std::string>& accumulate,
-               const std::string& reduce, const std::string& identity, const std::string& map) {
-                new (engine) Engine(context, device, type, op, accumulate, {reduce, identity, map});
-            },
-            "context"_a, "device"_a, "type"_a, "op"_a, "accumulate"_a.none(), "reduce"_a = "",
-            "identity"_a = "", "map"_a = "", nb::call_guard<nb::gil_scoped_release>())
-        .def_prop_ro("accumulator", &Engine::accumulator)
+    bind_engine<Engine>(m, "Engine", "A reducer for one context, device, type and op.")
         .def("reduce_host", &Engine::reduce_host, "queue"_a, "values"_a)
         .def("reduce_buffer", &Engine::reduce_buffer, "queue"_a, "buffer"_a, "first"_a, "count"_a,
              "wait"_a)
         .def("enqueue", &Engine::enqueue, "queue"_a, "buffer"_a, "first"_a, "count"_a, "result"_a,
              "result_index"_a, "wait"_a);
+
+    nb::class_<clreduce::Shape>(m, "Shape", "An array's extents, in C or Fortran order.")
+        .def(
+            "__init__",
+            [](clreduce::Shape* shape, const std::vector<std::uint64_t>& extents, bool fortran) {
+                new (shape) clreduce::Shape{extents, fortran ? clreduce::Order::fortran
+                                                             : clreduce::Order::c};
+            },
+            "extents"_a, "fortran"_a);
+
+    bind_engine<AxisEngine>(m, "AxisEngine",
+                            "Reductions along axes for one context, device, type and op.")
+        .def("reduce_host", &AxisEngine::reduce_host, "queue"_a, "values"_a, "shape"_a, "axes"_a)
+        .def("reduce_buffer", &AxisEngine::reduce_buffer, "queue"_a, "buffer"_a, "first"_a,
+             "shape"_a, "axes"_a, "wait"_a)
+        .def("enqueue", &AxisEngine::enqueue, "queue"_a, "buffer"_a, "first"_a, "shape"_a, "axes"_a,
+             "result"_a, "result_index"_a, "wait"_a);
 
     nb::class_<ExactEngine>(m, "ExactEngine",
                             "The exact sum, correctly rounded, for one context, device and type.")

@@ -212,8 +212,8 @@ constexpr const char* combination_rule =
     "its own kernel, so not with --strategy, --finish, --factor, --sweep, --map, --reduce or "
     "--accumulate. "
     "--axis reduces along axes with its values on the devices, so not with --sweep, "
-    "--host-input, --max-buffer, --exact, --reduce or --kernels; --shape and --output need "
-    "--axis, "
+    "--host-input, --max-buffer, --exact, --reduce or --kernels, and -o argmin and argmax take "
+    "one axis; --shape and --output need --axis, "
     "and --shape replaces -l. "
     "--name=value is read as --name value.";
 
@@ -541,6 +541,9 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     options.kernel_dir = kernel_dir.getValue();
     if (axis.isSet())
         options.axes = parse_axes(axis.getValue());
+    if (options.axes.size() > 1 && info(options.op).indexed)
+        usage_error("--axis '" + axis.getValue() + "': -o " + op.getValue() +
+                    " takes one axis, as NumPy's does");
     if (shape.isSet()) {
         options.shape = parse_shape(shape.getValue());
         options.length = 1;

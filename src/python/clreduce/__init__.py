@@ -1,7 +1,7 @@
 """clreduce: reductions of NumPy and PyOpenCL arrays on any OpenCL device.
 
-The functions take NumPy's names and arguments; those the engine cannot answer yet raise
-NotImplementedError rather than answer on the host. See docs/python.md.
+The functions take NumPy's names and arguments (axis= and keepdims= too); those the engine
+cannot answer yet raise NotImplementedError rather than answer on the host. See docs/python.md.
 """
 
 from importlib.metadata import PackageNotFoundError, version
@@ -35,38 +35,31 @@ def _reducer(dtype, op, accumulate, device, **options):
     return _reducers[key]
 
 
-def _require_whole(a, axis):
-    """axis= that names every axis is the whole array; any other needs axis reductions."""
-    if axis is None or a.ndim == 0:
-        return
-    axes = axis if isinstance(axis, tuple) else (axis,)
-    if sorted(x % a.ndim for x in axes) != list(range(a.ndim)):
-        raise NotImplementedError(
-            "clreduce reduces whole arrays in this version: axis= must be None"
-        )
-
-
-def _reduce(op, a, axis=None, dtype=None, out=None, device=None, queue=None, **options):
+def _reduce(op, a, axis=None, dtype=None, out=None, keepdims=False, device=None, queue=None,
+            **options):
     if not is_pyopencl_array(a):
         a = np.asarray(a)
     values_dtype = engine_dtype(a.dtype)
-    _require_whole(a, axis)
     accumulate = None if dtype is None else np.dtype(dtype)
     if device is not None and is_pyopencl_array(a):
         raise ValueError("device= is for NumPy input: a PyOpenCL array is reduced on its queue")
-    return _reducer(values_dtype, op, accumulate, device, **options)(a, out=out, queue=queue)
+    reducer = _reducer(values_dtype, op, accumulate, device, **options)
+    return reducer(a, out=out, queue=queue, axis=axis, keepdims=keepdims)
 
 
-def sum(a, axis=None, dtype=None, out=None, *, exact=False, map=None, device=None, queue=None):
-    """The sum of `a`'s values, as np.sum without axis: of NumPy's dtype (int64 for int32
-    values), integers wrapping around; `dtype` the accumulator (int32, uint32, int64, uint64,
-    float32, float64).
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, *, exact=False, map=None,
+        device=None, queue=None):
+    """The sum of `a`'s values, as np.sum: of NumPy's dtype (int64 for int32 values), integers
+    wrapping around; `dtype` the accumulator (int32, uint32, int64, uint64, float32, float64).
 
     `a`: a NumPy array (or anything np.asarray takes), copied to `device`; or a
-    pyopencl.array.Array, reduced on `queue` (default: its own) where it is. `out`: a
-    pyopencl.array.Array whose first value receives the sum, enqueued, for PyOpenCL input;
-    then `out` is returned. `device`: None (the device `clreduce` takes without -p, -d, -t), a
-    clreduce.Device, a pyopencl.Device or a triplet (platform, device[, type]).
+    pyopencl.array.Array, reduced on `queue` (default: its own) where it is. `axis`: None (the
+    whole array: a NumPy scalar), an int or a tuple of axes adjacent in memory (a NumPy array
+    of the remaining axes; `keepdims`: with the reduced ones of length 1). `out`: a
+    pyopencl.array.Array whose first value receives the sum (with axis: of the result's
+    shape), enqueued, for PyOpenCL input; then `out` is returned. `device`: None (the device
+    `clreduce` takes without -p, -d, -t), a clreduce.Device, a pyopencl.Device or a triplet
+    (platform, device[, type]).
 
     `exact`: float32 and float64 values (float16 too, rounded to float32 as the engine
     rounds it): the exact sum rounded once, as math.fsum's rounded, the same bits on every
@@ -74,57 +67,58 @@ def sum(a, axis=None, dtype=None, out=None, *, exact=False, map=None, device=Non
     index), summed instead of the value: "x*x" for the sum of squares, "fabs(x)" for the L1
     norm.
     """
-    return _reduce("sum", a, axis, dtype, out, device, queue, exact=exact, map=map)
+    return _reduce("sum", a, axis, dtype, out, keepdims, device, queue, exact=exact, map=map)
 
 
-def prod(a, axis=None, dtype=None, out=None, *, map=None, device=None, queue=None):
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, *, map=None, device=None,
+         queue=None):
     """The product of `a`'s values, as np.prod; arguments as for sum."""
-    return _reduce("prod", a, axis, dtype, out, device, queue, map=map)
+    return _reduce("prod", a, axis, dtype, out, keepdims, device, queue, map=map)
 
 
-def min(a, axis=None, out=None, *, map=None, device=None, queue=None):
+def min(a, axis=None, out=None, keepdims=False, *, map=None, device=None, queue=None):
     """The least of `a`'s values, as np.min (a NaN gives NaN); arguments as for sum."""
-    return _reduce("min", a, axis, None, out, device, queue, map=map)
+    return _reduce("min", a, axis, None, out, keepdims, device, queue, map=map)
 
 
-def max(a, axis=None, out=None, *, map=None, device=None, queue=None):
+def max(a, axis=None, out=None, keepdims=False, *, map=None, device=None, queue=None):
     """The largest of `a`'s values, as np.max (a NaN gives NaN); arguments as for sum."""
-    return _reduce("max", a, axis, None, out, device, queue, map=map)
+    return _reduce("max", a, axis, None, out, keepdims, device, queue, map=map)
 
 
-def nanmin(a, axis=None, out=None, *, map=None, device=None, queue=None):
+def nanmin(a, axis=None, out=None, keepdims=False, *, map=None, device=None, queue=None):
     """The least of `a`'s values but NaN, as np.nanmin; arguments as for sum."""
-    return _reduce("nanmin", a, axis, None, out, device, queue, map=map)
+    return _reduce("nanmin", a, axis, None, out, keepdims, device, queue, map=map)
 
 
-def nanmax(a, axis=None, out=None, *, map=None, device=None, queue=None):
+def nanmax(a, axis=None, out=None, keepdims=False, *, map=None, device=None, queue=None):
     """The largest of `a`'s values but NaN, as np.nanmax; arguments as for sum."""
-    return _reduce("nanmax", a, axis, None, out, device, queue, map=map)
+    return _reduce("nanmax", a, axis, None, out, keepdims, device, queue, map=map)
 
 
-def argmin(a, axis=None, out=None, *, map=None, device=None, queue=None):
+def argmin(a, axis=None, out=None, *, keepdims=False, map=None, device=None, queue=None):
     """The index of the first least of `a`'s values, as np.argmin (the first NaN's where there
     is one): an int64; arguments as for sum, but `out`, which is not in this version."""
-    return _reduce("argmin", a, axis, None, out, device, queue, map=map)
+    return _reduce("argmin", a, axis, None, out, keepdims, device, queue, map=map)
 
 
-def argmax(a, axis=None, out=None, *, map=None, device=None, queue=None):
+def argmax(a, axis=None, out=None, *, keepdims=False, map=None, device=None, queue=None):
     """The index of the first largest of `a`'s values, as np.argmax; arguments as for argmin."""
-    return _reduce("argmax", a, axis, None, out, device, queue, map=map)
+    return _reduce("argmax", a, axis, None, out, keepdims, device, queue, map=map)
 
 
-def any(a, axis=None, out=None, *, device=None, queue=None):
+def any(a, axis=None, out=None, keepdims=False, *, device=None, queue=None):
     """Whether any of `a`'s values is not zero, as np.any (a np.bool_); arguments as for sum."""
-    return _reduce("any", a, axis, None, out, device, queue)
+    return _reduce("any", a, axis, None, out, keepdims, device, queue)
 
 
-def all(a, axis=None, out=None, *, device=None, queue=None):
+def all(a, axis=None, out=None, keepdims=False, *, device=None, queue=None):
     """Whether all of `a`'s values are not zero, as np.all (a np.bool_); arguments as for sum."""
-    return _reduce("all", a, axis, None, out, device, queue)
+    return _reduce("all", a, axis, None, out, keepdims, device, queue)
 
 
-def reduce(a, reduce="a+b", identity="0", map=None, dtype=None, out=None, *, device=None,
-           queue=None):
+def reduce(a, reduce="a+b", identity="0", map=None, dtype=None, out=None, *, axis=None,
+           keepdims=False, device=None, queue=None):
     """An op of your own, as pyopencl.reduction.ReductionKernel(ctx, dtype, neutral=identity,
     reduce_expr=reduce, map_expr=map): `reduce` is OpenCL C over a and b of the accumulator's
     type (accum_t), `identity` its neutral value, `map` OpenCL C over x (a value) and i (its
@@ -133,5 +127,6 @@ def reduce(a, reduce="a+b", identity="0", map=None, dtype=None, out=None, *, dev
     for int32 values). A text that does not build raises clreduce.Error, cause
     "kernel_build", the compiler's log in its details. Other arguments as for sum."""
     return _reduce(
-        "custom", a, None, dtype, out, device, queue, reduce=reduce, identity=identity, map=map
+        "custom", a, axis, dtype, out, keepdims, device, queue, reduce=reduce,
+        identity=identity, map=map,
     )

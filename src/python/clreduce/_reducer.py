@@ -7,6 +7,9 @@ import threading
 import numpy as np
 
 from . import _clreduce
+from ._axes import (
+    ONE_AXIS_OPS, engine_axes, kept_dims, kept_shape, memory_order, reduced_axes, result_shape,
+)
 from ._devices import device_queue, resolve_device
 
 #: The ops the engine reduces by: any of them is a Reducer's op.
@@ -128,6 +131,10 @@ class Reducer:
     the compiled programs of every context for the process, so a Reducer for something already
     built costs no compile. A Reducer may be shared by threads; each call has it to itself.
 
+    `axis` (a call's): NumPy's, an int or a tuple of axes adjacent in memory; the reduction
+    along them is the engine's SegmentedReducer, built on the first such call and kept, as the
+    whole-array engine is.
+
     The result's dtype is `result_dtype`, NumPy's: int64 for a sum of int32, uint64 for one of
     uint32, the values' own for min and max, bool for any and all. `accumulate` (sum, prod and
     a custom op) is NumPy's dtype=: int32, uint32, int64, uint64, float32 or float64.
@@ -160,8 +167,10 @@ class Reducer:
         self._expressions = (reduce or "", identity or "", map or "")
         self._device_argument = device
         self._device = None  # resolved on the first NumPy input: PyOpenCL input has its own
-        self._engines = {}  # (context, device) handles -> _clreduce.Engine or ExactEngine
-        self._last = (None, None)  # the last PyOpenCL queue and its engine: no lookup again
+        # (context, device handles, along axes) -> _clreduce.Engine, ExactEngine or AxisEngine
+        self._engines = {}
+        # By along axes: the last PyOpenCL queue and its engine, to need no lookup again.
+        self._last = [(None, None), (None, None)]
         self._lock = threading.Lock()
 
     def __repr__(self):
@@ -174,29 +183,39 @@ class Reducer:
             self._device = resolve_device(self._device_argument)
         return self._device
 
-    def __call__(self, a, out=None, queue=None):
-        """The reduction of all of `a`'s values: a NumPy scalar of `result_dtype`.
+    def __call__(self, a, out=None, queue=None, *, axis=None, keepdims=False):
+        """The reduction of `a`'s values along `axis` (NumPy's: None, an int or a tuple of
+        adjacent axes): a NumPy scalar of `result_dtype` for the whole array, else a NumPy
+        array of the remaining axes (`keepdims`: with the reduced ones of length 1).
 
         With a pyopencl.array.Array `a`, `queue` (default: `a.queue`) runs it, and with `out`
-        (a pyopencl.array.Array of `result_dtype`) nothing blocks: the result is enqueued into
-        out's first value, out waits for it (its events), and out is returned.
+        (a pyopencl.array.Array of the engine's accumulator, of the result's shape) nothing
+        blocks: the result is enqueued into out, out waits for it (its events), and out is
+        returned.
         """
-        if is_pyopencl_array(a):
-            if out is not None:
-                out.add_event(self.enqueue(a, out, queue=queue))
-                return out
-            return self._reduce_pyopencl(a, queue)
-        if out is not None or queue is not None:
-            raise TypeError("out= and queue= take PyOpenCL arrays and queues: a is not one")
-        return self._reduce_numpy(np.asarray(a))
+        pyopencl_input = is_pyopencl_array(a)
+        if not pyopencl_input:
+            if out is not None or queue is not None:
+                raise TypeError("out= and queue= take PyOpenCL arrays and queues: a is not one")
+            a = np.asarray(a)
+        axes = self._reduced_axes(axis, a.ndim)
+        if out is not None:
+            self._check_out_shape(a, axes, out, keepdims)
+            out.add_event(self.enqueue(a, out, queue=queue, axis=axis))
+            return out
+        if axes is not None:
+            return self._reduce_along(a, axes, queue, keepdims)
+        result = self._reduce_pyopencl(a, queue) if pyopencl_input else self._reduce_numpy(a)
+        return kept_dims(result, a.ndim, None) if keepdims else result
 
-    def enqueue(self, a, out, out_index=0, wait_for=(), queue=None):
+    def enqueue(self, a, out, out_index=0, wait_for=(), queue=None, *, axis=None):
         """Enqueues the reduction of the pyopencl.array.Array `a` into value `out_index` of the
         pyopencl.array.Array `out`, after a's, out's and `wait_for`'s events, on `queue`
         (default: `a.queue`), and returns the pyopencl.Event of its last command. `out` has
         the engine's accumulator dtype, which is result_dtype but for sums
         of float16 (float32) and bool (uint64) and any and all (uint32). An exact sum is
-        rounded on the device, into out of result_dtype."""
+        rounded on the device, into out of result_dtype. With `axis` (as for a call), the
+        results fill out's values from `out_index` on, in a's order (C or Fortran)."""
         import pyopencl
 
         if self.op in ("argmin", "argmax"):
@@ -205,25 +224,27 @@ class Reducer:
                 "which no dtype of out= holds in this version"
             )
         queue = self._check_pyopencl_input(a, queue)
-        engine = self._engine_for(queue)
+        axes = self._reduced_axes(axis, a.ndim)
+        engine = self._engine_for(queue, along_axes=axes is not None)
         accumulator = _numpy_dtype(engine.accumulator)
         if not is_pyopencl_array(out) or out.dtype != accumulator:
             raise TypeError(f"out= takes a pyopencl.array.Array of {accumulator}")
         _require_contiguous(out, "out")
-        if not 0 <= out_index < out.size:
-            raise ValueError(f"out has {out.size} values: no index {out_index}")
+        results = 1 if axes is None else int(np.prod(kept_shape(a.shape, axes)))
+        if out_index < 0 or out_index + results > out.size:
+            raise ValueError(f"out has {out.size} values: not {results} from index {out_index}")
         if a.size == 0:
             raise ValueError("an empty array has nothing to enqueue: reduce it without out=")
         wait = [event.int_ptr for event in (*a.events, *out.events, *wait_for)]
+        values = (queue.int_ptr, a.base_data.int_ptr, _first_value(a))
+        extent = (a.size,) if axes is None else engine_axes(a, axes)  # length, or shape and axes
         handle = engine.enqueue(
-            queue.int_ptr, a.base_data.int_ptr, _first_value(a), a.size,
-            out.base_data.int_ptr, _first_value(out) + out_index, wait,
+            *values, *extent, out.base_data.int_ptr, _first_value(out) + out_index, wait
         )
         return pyopencl.Event.from_int_ptr(handle, retain=False)
 
     def _reduce_numpy(self, a):
-        if a.dtype != self.dtype:
-            raise TypeError(f"{self!r} reduces {self.dtype} values, not {a.dtype}")
+        self._check_dtype(a)
         if a.size == 0:
             return self._empty_result()
         # Any contiguous layout as it is; anything else copied into one.
@@ -243,46 +264,108 @@ class Reducer:
         )
         return self.result_dtype.type(value)
 
-    def _check_pyopencl_input(self, a, queue):
-        """The queue `a` is reduced on, once `a` is shown to be one this reducer takes."""
+    def _reduce_along(self, a, axes, queue, keepdims):
+        """The reduction along `axes` (not every axis): a NumPy array of the remaining axes."""
+        if is_pyopencl_array(a):
+            queue = self._check_pyopencl_input(a, queue)
+        else:
+            self._check_dtype(a)
+            a = a if a.flags.forc else np.ascontiguousarray(a)
+        if a.size == 0:
+            return self._empty_result(a.shape, axes, keepdims)
+        engine, data = self._reduce_along_on_device(a, axes, queue)
+        # The engine's accumulators, or the arg ops' int64 indices, in the input's order.
+        read = np.int64 if self.op in ONE_AXIS_OPS else _numpy_dtype(engine.accumulator)
+        results = np.frombuffer(data, read).astype(self.result_dtype)
+        results = results.reshape(kept_shape(a.shape, axes), order=memory_order(a))
+        return kept_dims(results, a.ndim, axes) if keepdims else results
+
+    def _reduce_along_on_device(self, a, axes, queue):
+        """The engine that reduces the contiguous array `a` along `axes`, and its results'
+        bytes: on `queue` for a PyOpenCL array, else copied to the Reducer's device."""
+        if is_pyopencl_array(a):
+            engine = self._engine_for(queue, along_axes=True)
+            return engine, engine.reduce_buffer(
+                queue.int_ptr, a.base_data.int_ptr, _first_value(a), *engine_axes(a, axes),
+                [event.int_ptr for event in a.events],
+            )
+        device = self.device
+        on_device = device_queue(device)
+        engine = self._engine(on_device.context, device.handle, along_axes=True)
+        values = a.reshape(-1, order=memory_order(a))
+        return engine, engine.reduce_host(on_device.queue, values, *engine_axes(a, axes))
+
+    def _reduced_axes(self, axis, ndim):
+        """reduced_axes(), refused along axes for an exact sum, which the engine has for whole
+        arrays only."""
+        axes = reduced_axes(axis, ndim, self.op)
+        if axes is not None and self.exact:
+            raise NotImplementedError(
+                "exact=True along an axis: the engine's exact sum reduces whole arrays"
+            )
+        return axes
+
+    def _check_dtype(self, a):
         if a.dtype != self.dtype:
             raise TypeError(f"{self!r} reduces {self.dtype} values, not {a.dtype}")
+
+    def _check_out_shape(self, a, axes, out, keepdims):
+        """out= of a reduction along axes has the results' shape and lies in a's order (out=
+        of a whole-array reduction receives the result in its first value)."""
+        if axes is None:
+            return
+        shape = result_shape(a.shape, axes, keepdims)
+        if out.shape != shape:
+            raise ValueError(f"out has the shape {out.shape}, not the result's {shape}")
+        in_order = out.flags.f_contiguous if memory_order(a) == "F" else out.flags.c_contiguous
+        if not in_order:
+            raise ValueError("out does not lie in the array's order (C or Fortran)")
+
+    def _check_pyopencl_input(self, a, queue):
+        """The queue `a` is reduced on, once `a` is shown to be one this reducer takes."""
+        self._check_dtype(a)
         _require_contiguous(a, "the array")
         queue = queue if queue is not None else a.queue
         if queue is None:
             raise ValueError("the array has no queue: pass queue=")
         return queue
 
-    def _empty_result(self):
-        """NumPy's answer for no values: the op's identity, or NumPy's ValueError where the op
-        has none (min, max; a custom op)."""
+    def _empty_result(self, shape=(0,), axes=None, keepdims=False):
+        """NumPy's answer for no values (of `shape`, along `axes`): the op's identity, or
+        NumPy's ValueError where the op has none (min, max; a custom op)."""
         if self.op == "custom":
             raise ValueError("zero-size array to a custom reduction: it has no NumPy identity")
-        return self.result_dtype.type(getattr(np, self.op)(np.empty(0, self.dtype)))
+        if axes is None:
+            return self.result_dtype.type(getattr(np, self.op)(np.empty(0, self.dtype)))
+        axis = axes[0] if self.op in ONE_AXIS_OPS else axes
+        answer = getattr(np, self.op)(np.empty(shape, self.dtype), axis=axis, keepdims=keepdims)
+        return answer.astype(self.result_dtype)
 
-    def _engine_for(self, queue):
-        """The engine for a PyOpenCL queue's context and device. The last queue's is kept with
-        the queue (so that its handle names no other queue), since repeated calls mostly come
-        from one."""
-        last_queue, engine = self._last
+    def _engine_for(self, queue, along_axes=False):
+        """The engine for a PyOpenCL queue's context and device (`along_axes`: the one that
+        reduces along axes). The last queue's is kept with the queue (so that its handle names
+        no other queue), since repeated calls mostly come from one."""
+        last_queue, engine = self._last[along_axes]
         if queue is not last_queue:
-            engine = self._engine(queue.context.int_ptr, queue.device.int_ptr)
-            self._last = (queue, engine)
+            engine = self._engine(queue.context.int_ptr, queue.device.int_ptr, along_axes)
+            self._last[along_axes] = (queue, engine)
         return engine
 
-    def _engine(self, context, device):
-        """The engine's reducer for a context and device, built on first use. It keeps the
-        context alive, so its handle names no other context while it is kept."""
+    def _engine(self, context, device, along_axes=False):
+        """The engine's reducer for a context and device (`along_axes`: its SegmentedReducer),
+        built on first use. It keeps the context alive, so its handle names no other context
+        while it is kept."""
         with self._lock:
-            key = (context, device)
+            key = (context, device, along_axes)
             if key not in self._engines:
-                self._engines[key] = self._new_engine(context, device)
+                self._engines[key] = self._new_engine(context, device, along_axes)
             return self._engines[key]
 
-    def _new_engine(self, context, device):
-        if self.exact:
+    def _new_engine(self, context, device, along_axes):
+        if self.exact and not along_axes:
             return _clreduce.ExactEngine(context, device, _ENGINE_TYPES[self.dtype])
-        return _clreduce.Engine(
+        kind = _clreduce.AxisEngine if along_axes else _clreduce.Engine
+        return kind(
             context, device, _ENGINE_TYPES[self.dtype], self.op,
             _engine_type(self.accumulate), *self._expressions,
         )

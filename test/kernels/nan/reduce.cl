@@ -4,6 +4,7 @@
 typedef REDUCE_INPUT input_t;
 typedef REDUCE_VALUE value_t;
 typedef REDUCE_VALUE4 value4_t;
+typedef REDUCE_VALUEN valuen_t;
 typedef REDUCE_ACCUM accum_t;
 typedef REDUCE_ACCUM4 accum4_t;
 float identity(void);

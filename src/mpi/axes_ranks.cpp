@@ -1,0 +1,201 @@
+#include "axes_ranks.hpp"
+
+#include "clreduce/capabilities.hpp"
+#include "clreduce/reference.hpp"
+#include "clreduce/segmented.hpp"
+#include "combine.hpp"
+#include "partition.hpp"
+#include "slice.hpp"
+#include "tool/axis_results.hpp"
+#include "tool/failure.hpp"
+#include "tool/recipe.hpp"
+#include "tool/report.hpp"
+
+#include <climits>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <mpi.h>
+#include <ostream>
+#include <vector>
+
+namespace clreduce::mpi {
+namespace {
+
+/// What one rank reduces: `blocks` x `rows` x layout.inner values of the whole array from
+/// value `first` on, along its rows. With one block (a reduced leading axis) the ranks split
+/// the rows, each starting at row `first_row`; else they split the blocks.
+struct RankPart {
+    bool split_rows = false;
+    std::uint64_t first = 0;
+    std::uint64_t blocks = 0;
+    std::uint64_t rows = 0;
+    std::uint64_t first_row = 0;
+    std::uint64_t results(const AxisLayout& layout) const { return blocks * layout.inner; }
+};
+
+RankPart part_of(const AxisLayout& layout, int ranks, int rank) {
+    RankPart part;
+    part.split_rows = layout.blocks == 1;
+    if (part.split_rows) {
+        const auto rows = slice_of(layout.length, ranks, rank);
+        part.first = rows.first * layout.inner;
+        part.blocks = 1;
+        part.rows = rows.length;
+        part.first_row = rows.first;
+    } else {
+        const auto blocks = slice_of(layout.blocks, ranks, rank);
+        part.first = blocks.first * layout.length * layout.inner;
+        part.blocks = blocks.length;
+        part.rows = layout.length;
+    }
+    return part;
+}
+
+/// "blocks 3 to 7" or "rows 100 to 150" of each rank, for the text report.
+std::string parts_text(const AxisLayout& layout, int ranks) {
+    std::string text;
+    for (int rank = 0; rank < ranks; ++rank) {
+        const auto part = part_of(layout, ranks, rank);
+        const auto begin =
+            part.split_rows ? part.first_row : part.first / (layout.length * layout.inner);
+        const auto count = part.split_rows ? part.rows : part.blocks;
+        text += "rank " + std::to_string(rank) + ": " + (part.split_rows ? "rows " : "blocks ") +
+                std::to_string(begin) + " to " + std::to_string(begin + count) + "\n";
+    }
+    return text;
+}
+
+/// Adds `rows` to the index of each of argmin's or argmax's pairs (`size` bytes apart, the
+/// index at byte 8), but the identity's, which must stay past every value's.
+void move_indices(std::vector<unsigned char>& pairs, std::size_t size, std::uint64_t rows) {
+    for (std::size_t at = sizeof(std::int64_t); at < pairs.size(); at += size) {
+        std::int64_t index = 0;
+        std::memcpy(&index, &pairs[at], sizeof index);
+        if (index != std::numeric_limits<std::int64_t>::max())
+            index += static_cast<std::int64_t>(rows);
+        std::memcpy(&pairs[at], &index, sizeof index);
+    }
+}
+
+/// This rank's part reduced on its device: the reducer (which reads results back) and the
+/// results' bytes, as the kernels write them. argmin's and argmax's indices count from the
+/// part's first row; with the rows split they are made the whole axis's here (an empty
+/// part's index, past every value's, stays).
+struct PartResults {
+    std::unique_ptr<SegmentedReducer> reducer;
+    std::vector<unsigned char> bytes;
+};
+
+PartResults reduce_part(const SelectedDevice& device, const Options& options,
+                        const std::optional<InputFile>& file, const AxisLayout& layout,
+                        const RankPart& part) {
+    const DeviceQueue queue(device.device);
+    PartResults done;
+    done.reducer = std::make_unique<SegmentedReducer>(
+        queue.context, queue.device,
+        recipe_for(options, query_report(device.device), Finish::passes));
+    const auto count = part.blocks * part.rows * layout.inner;
+    const HostValues drawn = file ? HostValues{} : random_slice(options, {part.first, count});
+    const ValuesView values = file ? file->values().part(part.first, count) : ValuesView(drawn);
+    const auto size = info(options.type).size;
+    // OpenCL has no buffer of 0 bytes: an empty part takes one of a value.
+    const cl::Buffer input(queue.context, CL_MEM_READ_ONLY,
+                           std::max<std::uint64_t>(1, count) * size);
+    if (count > 0)
+        queue.queue.enqueueWriteBuffer(input, CL_TRUE, 0, count * size, values.data);
+    const auto results = part.results(layout);
+    const auto result_size = done.reducer->accumulator_size();
+    const cl::Buffer output(queue.context, CL_MEM_READ_WRITE,
+                            std::max<std::uint64_t>(1, results) * result_size);
+    const Shape shape{{part.blocks, part.rows, layout.inner}, Order::c};
+    done.reducer->enqueue_reduce_axes(queue.queue, input, 0, shape, {1}, output, 0);
+    done.bytes.resize(results * result_size);
+    if (results > 0)
+        queue.queue.enqueueReadBuffer(output, CL_TRUE, 0, done.bytes.size(), done.bytes.data());
+    if (info(options.op).indexed && part.split_rows)
+        move_indices(done.bytes, result_size, part.first_row);
+    return done;
+}
+
+void print_report(std::ostream& out, const Options& options, const AxisLayout& layout, int ranks,
+                  const Combiner& combiner, const SegmentedResult& result) {
+    const bool split_rows = layout.blocks == 1;
+    std::string how = "the blocks split, gathered with MPI_Gatherv";
+    if (split_rows)
+        how = "the reduced rows split, the ranks' arrays combined with MPI_Reduce (" +
+              combiner.description() + ")";
+    if (options.format == Format::json) {
+        std::string shape;
+        for (const auto extent : result.shape.extents)
+            shape += (shape.empty() ? "" : ", ") + std::to_string(extent);
+        out << "{\"shape\": [" << shape
+            << "], \"output\": " << (options.output.empty() ? "null" : json_string(options.output))
+            << ", \"check\": \"passed\", \"ranks\": " << ranks
+            << ", \"split\": " << json_string(split_rows ? "rows" : "blocks")
+            << ", \"combine\": " << json_string(split_rows ? combiner.description() : "gather")
+            << "}\n";
+        return;
+    }
+    if (options.verbosity != Verbosity::quiet)
+        out << "clreduce-mpi --axis: " << name_of(options.op) << " of " << name_of(options.type)
+            << " over " << ranks << " ranks, " << how << "\n"
+            << parts_text(layout, ranks) << "shape " << shape_text(result.shape.extents) << "\n";
+    print_results(out, options, result);
+    if (options.verbosity != Verbosity::quiet)
+        out << "every result matches the host reference\n";
+}
+
+} // namespace
+
+int axes_across_ranks(const Options& options, const std::optional<InputFile>& file,
+                      const Agreement& agree, int node_rank, std::ostream& out) {
+    int rank = 0;
+    int ranks = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    AxisLayout layout;
+    RankPart part;
+    PartResults mine;
+    agree.stage([&] {
+        if (options.benchmark)
+            throw Failure(ExitCode::usage, "clreduce-mpi --axis runs once: no --iterations");
+        layout = layout_of(array_shape(options, file ? std::optional(file->shape()) : std::nullopt),
+                           options, file.has_value());
+        part = part_of(layout, ranks, rank);
+        if (part.results(layout) > INT_MAX)
+            throw Failure(ExitCode::unsupported,
+                          "clreduce-mpi --axis: " + std::to_string(part.results(layout)) +
+                              " results on one rank, more than MPI counts");
+        mine = reduce_part(device_of_rank(options.triplet, node_rank), options, file, layout, part);
+    });
+    const Combiner combiner(accumulator_of(options), options.op);
+    const auto count = static_cast<int>(part.results(layout));
+    std::vector<unsigned char> whole;
+    if (part.split_rows) {
+        whole.resize(rank == 0 ? mine.bytes.size() : 0);
+        combiner.reduce_to_root(mine.bytes.data(), whole.data(), count, MPI_COMM_WORLD);
+    } else {
+        whole = combiner.gather_to_root(mine.bytes.data(), count, MPI_COMM_WORLD);
+    }
+    agree.stage([&] {
+        if (rank != 0)
+            return;
+        SegmentedResult result;
+        result.shape = layout.result;
+        mine.reducer->append_results(result, whole.data(), layout.results());
+        const HostValues drawn = file ? HostValues{} : random_slice(options, {0, options.length});
+        const ValuesView values = file ? file->values() : ValuesView(drawn);
+        refuse_wrong(options, result,
+                     host_reduce_axes(options.op, values, layout, options.accumulate,
+                                      host_map_of(options, "across MPI ranks")),
+                     layout.length, values.origin);
+        if (!options.output.empty())
+            write_npy(options.output, options, result);
+        print_report(out, options, layout, ranks, combiner, result);
+        out.flush();
+    });
+    return 0;
+}
+
+} // namespace clreduce::mpi

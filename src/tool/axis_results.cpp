@@ -1,0 +1,147 @@
+#include "tool/axis_results.hpp"
+
+#include "clreduce/measure.hpp"
+#include "tool/failure.hpp"
+#include "tool/file_input.hpp"
+#include "tool/recipe.hpp"
+
+#include <cmath>
+#include <fstream>
+
+namespace clreduce {
+namespace {
+
+/// Whether `value` passes the check against `reference`, as a whole-array result of
+/// `length` values would: exactly, or within the bound of a floating-point sum or product.
+bool matches(const Options& options, const Reference& reference, const Scalar& value,
+             std::uint64_t length, Origin origin) {
+    if (same_value(value, reference.value))
+        return true;
+    const auto accumulator = accumulator_of(options);
+    const auto check = check_for(accumulator, options.op, reference, origin);
+    if (check == Check::unchecked)
+        return true;
+    if (check != Check::bound)
+        return false;
+    const auto as_double = [](const Scalar& x) {
+        return std::visit([](auto v) { return static_cast<double>(v); }, x);
+    };
+    const double expected = as_double(reference.value);
+    const double tolerance =
+        info(options.op).rounding == Rounding::multiplicative
+            ? 2.0 * static_cast<double>(length) * info(accumulator).unit_roundoff *
+                  std::abs(expected)
+            : sum_tolerance(accumulator, length, reference.magnitude, expected);
+    return std::abs(as_double(value) - expected) <= tolerance;
+}
+
+/// An array as NumPy prints a long one, flattened in memory order: all of its `count`
+/// entries (text_of(i)) up to 1000, else the first and last three around "...".
+template <typename TextOf>
+std::string array_text(std::size_t count, TextOf text_of) {
+    constexpr std::size_t shown = 3;
+    std::string text = "[";
+    for (std::size_t i = 0; i < count; ++i) {
+        if (count > 1000 && i == shown) {
+            text += " ...";
+            i = count - shown;
+        }
+        text += (i == 0 ? "" : " ") + text_of(i);
+    }
+    return text + "]";
+}
+
+} // namespace
+
+Shape array_shape(const Options& options, const std::optional<Shape>& file_shape) {
+    if (file_shape)
+        return *file_shape;
+    return Shape{options.shape.empty() ? std::vector<std::uint64_t>{options.length} : options.shape,
+                 Order::c};
+}
+
+AxisLayout layout_of(const Shape& shape, const Options& options, bool from_file) {
+    try {
+        return axis_layout(shape, options.axes);
+    } catch (const Error& error) {
+        if (error.cause() == Errc::unsupported)
+            throw Failure(ExitCode::unsupported, std::string("--axis: ") + error.what());
+        throw Failure(from_file ? ExitCode::input_data : ExitCode::usage,
+                      std::string("--axis: ") + error.what() +
+                          (from_file ? " (the --input file's shape)" : ""));
+    }
+}
+
+void refuse_wrong(const Options& options, const SegmentedResult& result,
+                  const std::vector<Reference>& references, std::uint64_t length, Origin origin) {
+    for (std::size_t i = 0; i < references.size(); ++i) {
+        const auto& reference = references[i];
+        if (matches(options, reference, result.values[i], length, origin) &&
+            (!reference.index || *reference.index == result.indices[i]))
+            continue;
+        const auto device_index =
+            reference.index ? " at index " + std::to_string(result.indices[i]) : "";
+        const auto host_index =
+            reference.index ? " at index " + std::to_string(*reference.index) : "";
+        throw Failure(ExitCode::wrong_result, "result " + std::to_string(i) + " is " +
+                                                  result_text(options.op, result.values[i]) +
+                                                  device_index + ", the host's is " +
+                                                  result_text(options.op, reference.value) +
+                                                  host_index);
+    }
+}
+
+void print_results(std::ostream& out, const Options& options, const SegmentedResult& result) {
+    // argmin and argmax print their indices, as np.argmax(axis=) returns them; -v their values.
+    const bool indexed = info(options.op).indexed;
+    const auto value_of = [&](std::size_t i) { return result_text(options.op, result.values[i]); };
+    if (indexed && options.verbosity == Verbosity::verbose)
+        out << "values " << array_text(result.values.size(), value_of) << "\n";
+    if (!options.output.empty())
+        out << "written to " << options.output << "\n";
+    else if (indexed)
+        out << array_text(result.indices.size(), [&](std::size_t i) {
+            return std::to_string(result.indices[i]);
+        }) << "\n";
+    else
+        out << array_text(result.values.size(), value_of) << "\n";
+}
+
+void write_npy(const std::string& path, const Options& options, const SegmentedResult& result) {
+    const bool boolean = info(options.op).boolean;
+    const bool indexed = info(options.op).indexed;
+    const auto& type = info(boolean   ? DataType::boolean
+                            : indexed ? DataType::int64
+                                      : accumulator_of(options));
+    std::string dict = std::string("{'descr': '") + type.npy + "', 'fortran_order': " +
+                       (result.shape.order == Order::fortran ? "True" : "False") +
+                       ", 'shape': " + shape_text(result.shape.extents) + ", }";
+    // The header, padded with spaces and ended by a newline, fills a multiple of 64 bytes.
+    constexpr std::size_t preamble = 10;
+    dict.append(63 - (preamble + dict.size()) % 64, ' ');
+    dict += '\n';
+    std::ofstream file(path, std::ios::binary);
+    const std::uint16_t header_length = static_cast<std::uint16_t>(dict.size());
+    file.write("\x93NUMPY\x01\x00", 8);
+    file.put(static_cast<char>(header_length & 0xff));
+    file.put(static_cast<char>(header_length >> 8));
+    file << dict;
+    if (indexed)
+        file.write(reinterpret_cast<const char*>(result.indices.data()),
+                   static_cast<std::streamsize>(result.indices.size() * sizeof(std::int64_t)));
+    else
+        for (const auto& value : result.values)
+            std::visit(
+                [&](auto x) {
+                    if (boolean)
+                        file.put(x != 0 ? 1 : 0);
+                    else
+                        file.write(reinterpret_cast<const char*>(&x), sizeof x);
+                },
+                value);
+    file.close();
+    if (!file)
+        throw Failure(ExitCode::host, "--output '" + path + "': cannot write it");
+}
+
+} // namespace clreduce

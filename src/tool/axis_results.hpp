@@ -1,0 +1,40 @@
+#pragma once
+// The results of a reduction along axes as clreduce --axis and clreduce-mpi --axis check,
+// print and write them (docs/axes.md).
+
+#include "clreduce/reference.hpp"
+#include "clreduce/segmented.hpp"
+#include "tool/options.hpp"
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace clreduce {
+
+/// The array to reduce: the --input file's shape (`file_shape`), else --shape, else one axis
+/// of --length values (C order).
+Shape array_shape(const Options& options, const std::optional<Shape>& file_shape);
+
+/// The layout of `shape` along options.axes; an axis the array does not have is the file's
+/// problem (`from_file`: Failure with exit 9) or the command line's (exit 2, --shape); axes
+/// apart are unsupported (exit 4).
+AxisLayout layout_of(const Shape& shape, const Options& options, bool from_file);
+
+/// Throws Failure(ExitCode::wrong_result) naming the first result that misses its reference
+/// (of `length` values each): its value, exactly or within the bound of a floating-point sum
+/// or product, or argmin's and argmax's index.
+void refuse_wrong(const Options& options, const SegmentedResult& result,
+                  const std::vector<Reference>& references, std::uint64_t length, Origin origin);
+
+/// The result array as NumPy prints it (its indices for argmin and argmax, -v their values
+/// first), or the line saying where --output wrote it.
+void print_results(std::ostream& out, const Options& options, const SegmentedResult& result);
+
+/// The result in the .npy file `path`, in the input's order: the accumulator's dtype, bool
+/// for any and all, int64 indices for argmin and argmax (NumPy's argmax(axis=)). Throws
+/// Failure(ExitCode::host) where it cannot be written.
+void write_npy(const std::string& path, const Options& options, const SegmentedResult& result);
+
+} // namespace clreduce
