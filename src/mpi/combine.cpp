@@ -60,8 +60,8 @@ Combiner::Combiner(DataType accumulator, Op op)
     , indexed_(info(op).indexed)
     , on_device_(op == Op::custom) {
     if (on_device_) {
-        datatype_name_ = "MPI_Gather of each rank's " + name_of(accumulator);
-        op_name_ = "combined by the user's op on rank 0's device";
+        datatype_name_ = "MPI_Gather to rank 0 of each rank's " + name_of(accumulator);
+        op_name_ = "combined there by the user's op on its device";
         return;
     }
     visit_accumulator(accumulator, [&](auto value) {

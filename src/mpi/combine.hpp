@@ -44,8 +44,8 @@ public:
     /// e.g. "MPI_UINT32_T, clreduce's sum (user-defined, commutative)".
     std::string description() const;
     /// How reduce_to_root() combines results, for the report: "MPI_Reduce (description())", or
-    /// for a user's op "MPI_Gather of each rank's int32, combined by the user's op on rank 0's
-    /// device".
+    /// for a user's op "MPI_Gather to rank 0 of each rank's int32, combined there by the user's
+    /// op on its device".
     std::string call() const;
 
 private:

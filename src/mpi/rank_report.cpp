@@ -177,9 +177,10 @@ void print_text(std::ostream& out, const Options& options, const std::vector<Ran
     if (devices_shared(rows))
         out << "note     more ranks than devices on a host: they share them, round-robin by "
                "node-local rank\n";
+    // A user's op names rank 0 itself: "MPI_Gather to rank 0 of ..., combined there ...".
     out << "combine  " << timing_text(timing.combine_us, timing.repeated) << ", " << combine
-        << " to rank 0\n"
-        << "whole    " << timing_text(timing.whole_us, timing.repeated)
+        << (options.op == Op::custom ? "\n" : " to rank 0\n") << "whole    "
+        << timing_text(timing.whole_us, timing.repeated)
         << ", from a barrier to the combined result on rank 0\n"
         << "result   " << with_index(options.op, result.value, result.index)
         << verdict(options.op, check) << '\n';
