@@ -7,8 +7,8 @@
 //                         partial and counts itself in; the work-group that arrives last
 //                         reduces every partial to the result (--finish last-group).
 //
-// and a third, reduce_in_order, that checks a user's op or map: one work-item applies the
-// same definitions in index order.
+// and reduce_in_order with combine_in_order, that check a user's op or map: the same
+// definitions applied in index order, block by block of values in a row.
 //
 // The values and the reduction are only declared here. The host passes three types:
 //   -D REDUCE_INPUT=<type>    how the input buffer stores a value (char ... double; half and
@@ -342,13 +342,27 @@ kernel void reduce_and_finish(global const input_t* in, ulong first, ulong lengt
 }
 
 // The check of a user's op or map, which the host cannot compute: the same definitions applied
-// by one work-item in index order, with the map's index counted as the passes count it (in[first]
-// is value `start` of the input). With `go_on`, the fold continues from result[0], for an input
-// held in several buffers.
+// in index order, in two launches whose structure is not the passes'. First each work-item folds
+// one block of `block` values in a row (the last block may be shorter), in index order, into
+// results[its global id], with the map's index counted as the passes count it (in[first] is
+// value `start` of the input); then combine_in_order folds those results, in order, on one
+// work-item. Contiguous blocks, where the passes interleave their work-items' values.
 kernel void reduce_in_order(global const input_t* in, ulong first, ulong length, ulong start,
-                            uint go_on, global accum_t* result) {
-    accum_t value = go_on ? result[0] : identity();
-    for (ulong i = 0; i < length; ++i)
+                            ulong block, global accum_t* results) {
+    const ulong begin = get_global_id(0) * block;
+    const ulong end = min(begin + block, length);
+    accum_t value = identity();
+    for (ulong i = begin; i < end; ++i)
         value = op(value, map(load(in, first + i), start + i));
+    results[get_global_id(0)] = value;
+}
+
+// The second launch: the `count` block results in order, on one work-item; with `go_on`, the
+// fold continues from result[0], for an input held in several buffers.
+kernel void combine_in_order(global const accum_t* results, ulong count, uint go_on,
+                             global accum_t* result) {
+    accum_t value = go_on ? result[0] : identity();
+    for (ulong i = 0; i < count; ++i)
+        value = op(value, results[i]);
     result[0] = value;
 }

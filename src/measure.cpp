@@ -291,22 +291,59 @@ std::optional<HostMap> host_twin(const Recipe& recipe) {
 std::string reference_method(const Recipe& recipe) {
     if (host_twin(recipe))
         return host_reduce_method(recipe.op, recipe.type, recipe.accumulate);
-    return "the same definitions in index order by one work-item on the device: this checks the "
-           "parallel structure, not the expression";
+    return "the same definitions in index order on the device, in blocks of " +
+           std::to_string(Reducer::in_order_block) +
+           " values in a row: this checks the parallel structure, not the expression";
 }
 
-Reference reference_for(Reducer& reducer, const cl::CommandQueue& queue,
-                        const std::vector<Piece>& pieces, const ValuesView& values) {
-    const auto& recipe = reducer.policy().recipe;
-    if (const auto map = host_twin(recipe))
-        return host_reduce(reducer.op(), values, values.length, reducer.accumulator(), *map);
+namespace {
+
+/// Reducer::reduce_in_order() of `pieces`, as the reference.
+Reference in_order_reference(Reducer& reducer, const cl::CommandQueue& queue,
+                             const std::vector<Piece>& pieces) {
     Reference reference;
     const auto in_order = reducer.reduce_in_order(queue, pieces);
     reference.value = in_order.value;
     reference.index = in_order.index;
-    reference.method = reference_method(recipe);
+    reference.method = reference_method(reducer.policy().recipe);
     reference.in_order = true;
     return reference;
+}
+
+/// `spans` of host memory as pieces of the reducer's device, each at most a buffer long, with
+/// their places in the whole input: CL_MEM_USE_HOST_PTR, so that a CPU device reads them where
+/// they are; another device may keep a copy in its own memory while they live.
+std::vector<Piece> pieces_in_place(const Reducer& reducer, const std::vector<ValuesView>& spans) {
+    const auto per_buffer = buffer_values(reducer.report(), reducer.type(), 0);
+    std::vector<Piece> pieces;
+    std::uint64_t start = 0;
+    for (const auto& span : spans)
+        for (std::uint64_t first = 0; first < span.length; first += per_buffer) {
+            const auto part = span.part(first, std::min(per_buffer, span.length - first));
+            cl::Buffer buffer(reducer.context(), CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,
+                              part.length * reducer.value_size(), const_cast<void*>(part.data));
+            pieces.push_back({buffer, part.length, 0, start});
+            start += part.length;
+        }
+    return pieces;
+}
+
+} // namespace
+
+Reference reference_for(Reducer& reducer, const cl::CommandQueue& queue,
+                        const std::vector<Piece>& pieces, const ValuesView& values) {
+    if (const auto map = host_twin(reducer.policy().recipe))
+        return host_reduce(reducer.op(), values, values.length, reducer.accumulator(), *map);
+    return in_order_reference(reducer, queue, pieces);
+}
+
+Reference reference_for(Reducer& reducer, const cl::CommandQueue& queue,
+                        const std::vector<ValuesView>& spans) try {
+    if (const auto map = host_twin(reducer.policy().recipe))
+        return host_reduce(reducer.op(), reducer.type(), spans, reducer.accumulator(), *map);
+    return in_order_reference(reducer, queue, pieces_in_place(reducer, spans));
+} catch (const cl::Error& error) {
+    throw Error(error);
 }
 
 } // namespace clreduce

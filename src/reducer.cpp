@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -447,6 +448,21 @@ Reduction Reducer::result_from_bytes(const void* bytes) const {
     return reduction;
 }
 
+void Reducer::result_to_bytes(const Reduction& result, unsigned char* bytes) const {
+    visit_accumulator(accumulator(), [&](auto zero) {
+        const auto* value = std::get_if<decltype(zero)>(&result.value);
+        if (value == nullptr)
+            throw Error(Errc::invalid_argument,
+                        "reduce_results: a result is not of the reducer's accumulator, " +
+                            name_of(accumulator()));
+        std::memcpy(bytes, value, sizeof *value);
+    });
+    if (info(op()).indexed) { // the pair's index, after its value (partial_size() in ops.hpp)
+        const std::int64_t index = result.index.value_or(0);
+        std::memcpy(bytes + 8, &index, sizeof index);
+    }
+}
+
 std::size_t Reducer::partials_of(std::uint64_t length) const {
     return plan_passes(length, shape()).front().work_groups;
 }
@@ -465,21 +481,53 @@ cl::Event Reducer::enqueue_piece(const cl::CommandQueue& queue, const Piece& pie
 
 Reduction Reducer::reduce_in_order(const cl::CommandQueue& queue,
                                    const std::vector<Piece>& pieces) try {
-    cl::Kernel kernel(program_, "reduce_in_order");
+    cl::Kernel blocks(program_, "reduce_in_order");
+    cl::Kernel combine(program_, "combine_in_order");
+    const auto blocks_of = [](std::uint64_t length) {
+        return std::max<std::uint64_t>(1, (length + in_order_block - 1) / in_order_block);
+    };
+    std::uint64_t most_blocks = 1;
+    for (const auto& piece : pieces) {
+        require_holds(piece.buffer, piece.first, piece.length, Reads::values, "input");
+        most_blocks = std::max(most_blocks, blocks_of(piece.length));
+    }
+    const cl::Buffer block_results(context_, CL_MEM_READ_WRITE, most_blocks * accumulator_size());
     const cl::Buffer result(context_, CL_MEM_READ_WRITE, accumulator_size());
-    for (std::size_t i = 0; i < pieces.size(); ++i) {
-        require_holds(pieces[i].buffer, pieces[i].first, pieces[i].length, Reads::values, "input");
-        kernel.setArg(0, pieces[i].buffer);
-        kernel.setArg(1, static_cast<cl_ulong>(pieces[i].first));
-        kernel.setArg(2, static_cast<cl_ulong>(pieces[i].length));
-        kernel.setArg(3, static_cast<cl_ulong>(pieces[i].start));
-        kernel.setArg(4, static_cast<cl_uint>(i > 0)); // go on from the result so far
-        kernel.setArg(5, result);
-        queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(1), cl::NDRange(1));
+    // No pieces: one combine of no blocks, which writes the identity.
+    for (std::size_t i = 0; i < std::max<std::size_t>(1, pieces.size()); ++i) {
+        const auto count = pieces.empty() ? 0 : blocks_of(pieces[i].length);
+        if (count > 0) {
+            blocks.setArg(0, pieces[i].buffer);
+            blocks.setArg(1, static_cast<cl_ulong>(pieces[i].first));
+            blocks.setArg(2, static_cast<cl_ulong>(pieces[i].length));
+            blocks.setArg(3, static_cast<cl_ulong>(pieces[i].start));
+            blocks.setArg(4, static_cast<cl_ulong>(in_order_block));
+            blocks.setArg(5, block_results);
+            queue.enqueueNDRangeKernel(blocks, cl::NullRange, cl::NDRange(count), cl::NullRange);
+        }
+        combine.setArg(0, block_results);
+        combine.setArg(1, static_cast<cl_ulong>(count));
+        combine.setArg(2, static_cast<cl_uint>(i > 0)); // go on from the result so far
+        combine.setArg(3, result);
+        queue.enqueueNDRangeKernel(combine, cl::NullRange, cl::NDRange(1), cl::NDRange(1));
     }
     std::vector<unsigned char> bytes(accumulator_size());
     queue.enqueueReadBuffer(result, CL_TRUE, 0, bytes.size(), bytes.data());
     return result_from_bytes(bytes.data());
+} catch (const cl::Error& error) {
+    throw Error(error);
+}
+
+Reduction Reducer::reduce_results(const cl::CommandQueue& queue,
+                                  const std::vector<Reduction>& results) try {
+    const auto size = accumulator_size();
+    std::vector<unsigned char> bytes(std::max<std::size_t>(1, results.size()) * size);
+    for (std::size_t i = 0; i < results.size(); ++i)
+        result_to_bytes(results[i], bytes.data() + i * size);
+    const cl::Buffer partials(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes.size(),
+                              bytes.data());
+    return run(queue, {partials, results.size(), 0}, Reads::partials, {}, {},
+               std::chrono::steady_clock::now(), false);
 } catch (const cl::Error& error) {
     throw Error(error);
 }

@@ -111,16 +111,20 @@ SegmentDevice segment_device(std::size_t work_group_size, std::uint64_t compute_
     };
     SegmentDevice device;
     device.work_group_size = work_group_size;
-    // Splits aim for several waves of work-groups: with one, a work-group or two past what
-    // the device holds at once made a second wave (on the H100, 1088 work-groups took 1.4 times
-    // as long as 1024). A CPU runs one work-group per core at a time.
+    // Splits aim for many waves of work-groups: with one, a work-group or two past what the
+    // device holds at once made a second wave (on the H100, 1088 work-groups took 1.4 times as
+    // long as 1024); with 128 per compute unit, few rows of 2^18 values or more read at 96% of
+    // the stream read on the H100, against 89 to 91% with 32 (docs/axes.md). A CPU runs one
+    // work-group per core at a time.
     device.target_work_groups =
-        compute_units * or_default(tuning.work_groups_per_unit, cpu ? 4 : 32);
+        compute_units * or_default(tuning.work_groups_per_unit, cpu ? 4 : 128);
     device.values_per_team_item = tuning.values_per_team_item;
     device.values_per_chunk_item = or_default(tuning.values_per_chunk_item, 64);
     device.values_per_column_item = or_default(tuning.values_per_column_item, 1024);
+    // On the H100, rows of 8 to 512 values read at up to 1.3 times the speed with 256
+    // work-groups a compute unit in a launch as with 64 (docs/axes.md).
     device.launched_work_groups =
-        compute_units * or_default(tuning.launched_groups_per_unit, cpu ? 4 : 64);
+        compute_units * or_default(tuning.launched_groups_per_unit, cpu ? 4 : 256);
     // A CPU core streams a row best alone, as reduce.cl's REDUCE_CONTIGUOUS does: on the
     // 16-core PoCL, rows of 16 to 2^15 values read 1.1 to 2.3 times as fast with a work-item
     // per row, where there are half a work-group's rows per core or more (docs/axes.md).

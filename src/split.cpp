@@ -91,6 +91,8 @@ std::vector<double> speeds_of(const std::vector<DeviceShare>& shares, const Spli
 
 Reduction combined(Op op, const std::vector<DeviceShare>& shares,
                    const std::vector<Reduction>& reductions) {
+    if (op == Op::custom) // no host twin: the first device combines them, as partials
+        return shares.front().reducer->reduce_results(shares.front().queue->queue, reductions);
     Reduction whole;
     whole.value = reductions.front().value;
     if (info(op).indexed)

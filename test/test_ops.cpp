@@ -253,3 +253,33 @@ TEST_CASE("a user's op that does not compile is a build failure with the compile
         }
     }
 }
+
+TEST_CASE("a user's op combines its shares' results on the device into the whole input's",
+          "[device][ops]") {
+    Recipe recipe;
+    recipe.type = DataType::int32;
+    recipe.op = Op::custom;
+    recipe.user = {"a ^ b", "0", "x + (int)i"}; // the index counts from the whole input's start
+    for (const auto& target : devices_under_test())
+        DYNAMIC_SECTION(target.report.name) {
+            const auto reducer = make_reducer(target, recipe);
+            REQUIRE(reducer);
+            // Three blocks of the in-order check and a short fourth; shares across them.
+            const std::uint64_t length = 3 * Reducer::in_order_block + 5;
+            const auto values = random_values(recipe.type, recipe.op, length, 7);
+            const auto input = upload(target.queue, values);
+            const auto& queue = target.queue.queue;
+            std::vector<Reduction> shares;
+            const std::uint64_t bounds[] = {0, 1000, 5000, length};
+            for (std::size_t i = 0; i + 1 < std::size(bounds); ++i)
+                shares.push_back(reducer->reduce_timed(
+                    queue, {{input, bounds[i + 1] - bounds[i], bounds[i], bounds[i]}}));
+            const auto whole = reducer->reduce_results(queue, shares).value;
+            CHECK(whole == reducer->reduce_in_order(queue, {{input, length, 0, 0}}).value);
+            CHECK(whole == reducer->reduce(queue, input, 0, length));
+            CHECK(reducer->reduce_results(queue, {}).value == Scalar(std::int32_t{0}));
+            Reduction wider;
+            wider.value = std::int64_t{1};
+            CHECK_THROWS_AS(reducer->reduce_results(queue, {wider}), Error);
+        }
+}

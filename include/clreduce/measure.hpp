@@ -132,6 +132,12 @@ Measurement measure(Reducer& reducer, const DeviceQueue& queues, const DeviceInp
 Reference reference_for(Reducer& reducer, const cl::CommandQueue& queue,
                         const std::vector<Piece>& pieces, const ValuesView& values);
 
+/// The same for `spans` of host memory, one input in their order (a stream's, the shares of
+/// several devices): host_reduce(), else Reducer::reduce_in_order() on `queue` over the spans
+/// as buffers of CL_MEM_USE_HOST_PTR (a CPU device reads them where they are).
+Reference reference_for(Reducer& reducer, const cl::CommandQueue& queue,
+                        const std::vector<ValuesView>& spans);
+
 /// How reference_for() computes the reference for `recipe`: host_reduce_method(), or in index
 /// order on the device.
 std::string reference_method(const Recipe& recipe);

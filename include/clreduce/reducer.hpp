@@ -196,11 +196,22 @@ public:
     std::size_t partials_of(std::uint64_t length) const;
 
     /// The check of a user's op or map, which has no host twin: the same definitions applied
-    /// in index order by one work-item (reduce.cl's reduce_in_order), over `pieces` in turn.
-    /// It checks the parallel structure (passes, work-groups, lanes, finish), not the
-    /// expression. Blocking, and slow: one work-item reads every value. Gives the value and,
-    /// for argmin and argmax, its index; no times.
+    /// in index order (reduce.cl's reduce_in_order and combine_in_order), over `pieces` in
+    /// turn. Each work-item of a first launch folds one block of in_order_block values in a
+    /// row; one work-item then folds the blocks' results in order. Contiguous blocks, where the
+    /// passes interleave their work-items' values over the whole input: it checks the parallel
+    /// structure (passes, work-groups, lanes, finish), not the expression. Blocking; gives the
+    /// value and, for argmin and argmax, its index; no times.
     Reduction reduce_in_order(const cl::CommandQueue& queue, const std::vector<Piece>& pieces);
+    /// Values each work-item of reduce_in_order() folds in order.
+    static constexpr std::uint64_t in_order_block = 4096;
+
+    /// The results of reductions with this reducer's recipe (of shares of one input, on other
+    /// devices or MPI ranks) combined by its op on the device, as a pass over partials combines
+    /// them: a user's op has no host twin, so only a device can combine its results. Blocking;
+    /// `results` hold values of the accumulator (else Error(Errc::invalid_argument)) and, for
+    /// argmin and argmax, indices in the whole input; none gives the identity.
+    Reduction reduce_results(const cl::CommandQueue& queue, const std::vector<Reduction>& results);
 
     /// For a layer that feeds the pieces itself (HostStream): enqueues the first pass over
     /// `piece` on `queue`, after `wait`, writing its partials to `partials` from
@@ -228,6 +239,8 @@ private:
     KernelLimits kernel_limits() const;
     /// A result read back: its value and, for argmin and argmax, its index.
     Reduction result_from_bytes(const void* bytes) const;
+    /// `result` as a partial's bytes, at `bytes` (accumulator_size() of them).
+    void result_to_bytes(const Reduction& result, unsigned char* bytes) const;
     void size_temporaries(const std::vector<Pass>& passes);
     void require_holds(const cl::Buffer& buffer, std::uint64_t first, std::uint64_t count,
                        Reads reads, const char* what) const;

@@ -1,7 +1,8 @@
 #pragma once
 // Several devices: an input split into shares in proportion to each device's speed, each
 // share reduced by its own one-device engine at the same time as the others, the results
-// combined on the host. A layer above the engine; it calls Reducer, never the reverse.
+// combined on the host (a user's op: on the first device). A layer above the engine; it calls
+// Reducer, never the reverse.
 
 #include "clreduce/input.hpp"
 #include "clreduce/reducer.hpp"
@@ -49,7 +50,8 @@ std::vector<double> speeds_of(const std::vector<DeviceShare>& shares, const Spli
 
 /// The shares' results combined with `op`: the whole input's value and, for argmin and argmax,
 /// its index in the whole input (each share's counted from its `first`); the other fields are
-/// left empty.
+/// left empty. The host combines them, but a user's op (Op::custom), which only a device
+/// evaluates: the first share's reducer combines those (Reducer::reduce_results).
 Reduction combined(Op op, const std::vector<DeviceShare>& shares,
                    const std::vector<Reduction>& reductions);
 

@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <utility>
 #include <variant>
+#include <vector>
 
 namespace clreduce::mpi {
 namespace {
@@ -56,7 +57,13 @@ MPI_User_function* user_function(Op op, std::index_sequence<I...>) {
 
 Combiner::Combiner(DataType accumulator, Op op)
     : type_(accumulator)
-    , indexed_(info(op).indexed) {
+    , indexed_(info(op).indexed)
+    , on_device_(op == Op::custom) {
+    if (on_device_) {
+        datatype_name_ = "MPI_Gather to rank 0 of each rank's " + name_of(accumulator);
+        op_name_ = "combined there by the user's op on its device";
+        return;
+    }
     visit_accumulator(accumulator, [&](auto value) {
         using T = decltype(value);
         std::tie(datatype_, datatype_name_) = mpi_type<T>();
@@ -72,28 +79,45 @@ Combiner::Combiner(DataType accumulator, Op op)
 }
 
 Combiner::~Combiner() {
+    if (on_device_)
+        return;
     MPI_Op_free(&op_);
     if (indexed_)
         MPI_Type_free(&datatype_);
 }
 
-Reduction Combiner::reduce_to_root(const Reduction& mine, MPI_Comm comm) const {
+Reduction Combiner::reduce_to_root(const Reduction& mine, MPI_Comm comm,
+                                   const OnDevice& on_device) const {
     // Laid out as the kernel's pair (partial_size() in ops.hpp): the value, then the index.
-    unsigned char own[2 * sizeof(std::int64_t)] = {};
-    unsigned char combined[sizeof own] = {};
+    constexpr int size = 2 * sizeof(std::int64_t);
+    unsigned char own[size] = {};
     std::visit([&](const auto& held) { std::memcpy(own, &held, sizeof held); }, mine.value);
     if (mine.index)
         std::memcpy(own + sizeof(std::int64_t), &*mine.index, sizeof(std::int64_t));
-    reduce_to_root(own, combined, 1, comm);
     int rank = 0;
+    int ranks = 0;
     MPI_Comm_rank(comm, &rank);
-    if (rank != 0)
-        return mine;
-    Reduction result;
-    result.value = scalar_from_bytes(type_, combined);
-    if (indexed_)
-        result.index = index_of_pair(combined);
-    return result;
+    MPI_Comm_size(comm, &ranks);
+    const auto result_of = [&](const unsigned char* bytes) {
+        Reduction result;
+        result.value = scalar_from_bytes(type_, bytes);
+        if (indexed_)
+            result.index = index_of_pair(bytes);
+        return result;
+    };
+    if (on_device_) {
+        std::vector<unsigned char> all(rank == 0 ? static_cast<std::size_t>(ranks) * size : 0);
+        MPI_Gather(own, size, MPI_BYTE, all.data(), size, MPI_BYTE, 0, comm);
+        if (rank != 0)
+            return mine;
+        std::vector<Reduction> results;
+        for (int i = 0; i < ranks; ++i)
+            results.push_back(result_of(all.data() + static_cast<std::size_t>(i) * size));
+        return on_device(results);
+    }
+    unsigned char combined[size] = {};
+    reduce_to_root(own, combined, 1, comm);
+    return rank == 0 ? result_of(combined) : mine;
 }
 
 void Combiner::reduce_to_root(const void* mine, void* combined, int count, MPI_Comm comm) const {
@@ -124,6 +148,10 @@ std::vector<unsigned char> Combiner::gather_to_root(const void* mine, int count,
 
 std::string Combiner::description() const {
     return datatype_name_ + ", " + op_name_;
+}
+
+std::string Combiner::call() const {
+    return on_device_ ? description() : "MPI_Reduce (" + description() + ")";
 }
 
 } // namespace clreduce::mpi

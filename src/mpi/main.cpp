@@ -5,9 +5,10 @@
 // check that every rank asks for the same run (fingerprint.hpp), pick this rank's device by
 // its node-local rank, make or map the slice and build the reducer (slice.cpp, the
 // one place that calls the engine's reduction), reduce it, combine the results with
-// MPI_Reduce, check every slice against its host reference and the combination against
-// the combined references, and print the report on rank 0. Every stage that may fail on
-// some ranks ends in an agreement (agree.hpp), so that all ranks fail together.
+// MPI_Reduce (a user's op: gathered and combined on rank 0's device), check every slice against
+// its reference and the combination against the combined references (a user's op: against the
+// whole input's, in index order on rank 0's device), and print the report on rank 0. Every stage
+// that may fail on some ranks ends in an agreement (agree.hpp), so that all ranks fail together.
 
 #include "agree.hpp"
 #include "axes_ranks.hpp"
@@ -93,14 +94,17 @@ void fill_row(RankRow& row, const SliceReducer& slice, std::size_t uncounted, Ra
     set_text(row.setup, slice.setup());
 }
 
-/// Rank 0: the combined check and the report; a wrong result throws
+/// Rank 0: the combined check (against `whole_reference`, the whole input's, where given) and the
+/// report; a wrong result throws
 /// Failure(ExitCode::wrong_result) once the report is out, as in clreduce.
 void report_on_root(std::ostream& out, const Options& options, const std::vector<RankRow>& rows,
-                    const Combiner& combiner, const Timing& timing, const Reduction& result) {
+                    const Combiner& combiner, const Timing& timing, const Reduction& result,
+                    const std::optional<Scalar>& whole_reference) {
     const auto origin = options.input ? Origin::given : Origin::drawn;
-    const auto check = check_combined(accumulator_of(options), options.op, origin, rows, result);
+    const auto check =
+        check_combined(accumulator_of(options), options.op, origin, rows, result, whole_reference);
     const auto print = options.format == Format::json ? print_json : print_text;
-    print(out, options, rows, combiner.description(), timing, result, check);
+    print(out, options, rows, combiner.call(), timing, result, check);
     require_written(out);
     if (!check.wrong_ranks.empty())
         throw Failure(ExitCode::wrong_result, "rank " + std::to_string(check.wrong_ranks.front()) +
@@ -152,7 +156,7 @@ int reduce_across_ranks(int argc, char* argv[], std::ostream& out) {
         options = parse_options(argc, argv);
         if (options) {
             refuse_options_it_lacks(*options);
-            host_map_of(*options, "across MPI ranks"); // each rank's check is the host's
+            refuse_indexed_map(*options, "cut across MPI ranks");
         }
     });
     if (!options) { // --help or --version, answered
@@ -192,7 +196,8 @@ int reduce_across_ranks(int argc, char* argv[], std::ostream& out) {
         Reduction mine;
         agree.stage([&] { mine = slice->reduce(); }); // also the barrier before the combine
         const auto combining = std::chrono::steady_clock::now();
-        result = combiner.reduce_to_root(mine, MPI_COMM_WORLD);
+        result = combiner.reduce_to_root(
+            mine, MPI_COMM_WORLD, [&](const auto& results) { return slice->combine(results); });
         if (run >= uncounted) {
             combine_us.push_back(microseconds_since(combining));
             whole_us.push_back(microseconds_since(started));
@@ -203,8 +208,14 @@ int reduce_across_ranks(int argc, char* argv[], std::ostream& out) {
     const auto rows = gather_rows(row, MPI_COMM_WORLD);
     const Timing timing{summarize(combine_us), summarize(whole_us), options->iterations > 1};
     agree.stage([&] {
-        if (rank == 0)
-            report_on_root(out, *options, rows, combiner, timing, result);
+        if (rank != 0)
+            return;
+        // No host combines a user's op: rank 0 checks the whole input on its device instead.
+        std::optional<Scalar> whole;
+        if (options->op == Op::custom)
+            whole = slice->whole_reference(*options,
+                                           file ? std::optional(file->values()) : std::nullopt);
+        report_on_root(out, *options, rows, combiner, timing, result, whole);
     });
     return 0;
 }

@@ -60,13 +60,13 @@ Reduction combined_pairs(DataType type, Op op, const std::vector<RankRow>& rows)
 std::string verdict(Op op, const CombinedCheck& check) {
     const auto expected = with_index(op, check.reference, check.reference_index);
     if (check.check == Check::unchecked)
-        return " (not checked: a rank's slice was not; the ranks' combined host references give " +
+        return " (not checked: a rank's slice was not; " + check.reference_name + " give " +
                expected + ")";
     const auto how = check.check == Check::exact ? std::string(" exactly")
                                                  : " within " + to_string(check.tolerance);
     if (!check.valid)
-        return " (the ranks' combined host references give " + expected + ")";
-    return " (matches the ranks' combined host references" + how + ")";
+        return " (" + check.reference_name + " give " + expected + ")";
+    return " (matches " + check.reference_name + how + ")";
 }
 
 std::string timing_text(const Statistic& us, bool repeated) {
@@ -116,10 +116,13 @@ std::vector<RankRow> gather_rows(const RankRow& mine, MPI_Comm comm) {
 }
 
 CombinedCheck check_combined(DataType type, Op op, Origin origin, const std::vector<RankRow>& rows,
-                             const Reduction& device) {
+                             const Reduction& device,
+                             const std::optional<Scalar>& whole_reference) {
     const auto& result = device.value;
     CombinedCheck combined;
-    combined.reference = scalar_from_bytes(type, rows.front().reference);
+    combined.reference = whole_reference.value_or(scalar_from_bytes(type, rows.front().reference));
+    if (whole_reference)
+        combined.reference_name = "the whole input's reference, in index order on rank 0's device";
     if (info(op).indexed) {
         const auto pairs = combined_pairs(type, op, rows);
         combined.reference = pairs.value;
@@ -128,7 +131,7 @@ CombinedCheck check_combined(DataType type, Op op, Origin origin, const std::vec
     bool exact = true;
     for (std::size_t rank = 0; rank < rows.size(); ++rank) {
         const auto& row = rows[rank];
-        if (rank > 0 && !info(op).indexed)
+        if (rank > 0 && !info(op).indexed && !whole_reference)
             combined.reference =
                 combine_scalars(op, combined.reference, scalar_from_bytes(type, row.reference));
         if (!row.valid)
@@ -174,9 +177,10 @@ void print_text(std::ostream& out, const Options& options, const std::vector<Ran
     if (devices_shared(rows))
         out << "note     more ranks than devices on a host: they share them, round-robin by "
                "node-local rank\n";
-    out << "combine  " << timing_text(timing.combine_us, timing.repeated) << ", MPI_Reduce ("
-        << combine << ") to rank 0\n"
-        << "whole    " << timing_text(timing.whole_us, timing.repeated)
+    // A user's op names rank 0 itself: "MPI_Gather to rank 0 of ..., combined there ...".
+    out << "combine  " << timing_text(timing.combine_us, timing.repeated) << ", " << combine
+        << (options.op == Op::custom ? "\n" : " to rank 0\n") << "whole    "
+        << timing_text(timing.whole_us, timing.repeated)
         << ", from a barrier to the combined result on rank 0\n"
         << "result   " << with_index(options.op, result.value, result.index)
         << verdict(options.op, check) << '\n';
@@ -213,7 +217,7 @@ void print_json(std::ostream& out, const Options& options, const std::vector<Ran
         out << ", \"check\": " << json_string(name_of(static_cast<Check>(row.check)))
             << ", \"valid\": " << (row.valid ? "true" : "false") << "}";
     }
-    out << "], \"combine\": " << json_string("MPI_Reduce (" + combine + ")")
+    out << "], \"combine\": " << json_string(combine)
         << ", \"combine_us_min\": " << fixed(timing.combine_us.min)
         << ", \"combine_us_median\": " << fixed(timing.combine_us.median)
         << ", \"whole_us_min\": " << fixed(timing.whole_us.min)

@@ -52,7 +52,7 @@ std::vector<RankRow> gather_rows(const RankRow& mine, MPI_Comm comm);
 /// same op (no data gathered): exactly where every rank's check was exact and the combination
 /// cannot round (integers, min, max, clreduce's random sums); for other floating-point sums
 /// within the ranks' bounds plus the combination's own rounding; unchecked where any rank's
-/// was.
+/// was. With `whole_reference` (a user's op, which no host combines), against that instead.
 struct CombinedCheck {
     Scalar reference;
     std::optional<std::int64_t> reference_index; // argmin and argmax
@@ -60,9 +60,11 @@ struct CombinedCheck {
     double tolerance = 0;
     bool valid = true;
     std::vector<int> wrong_ranks; // ranks whose slice missed its own host reference
+    std::string reference_name = "the ranks' combined host references"; // for the report
 };
 CombinedCheck check_combined(DataType type, Op op, Origin origin, const std::vector<RankRow>& rows,
-                             const Reduction& result);
+                             const Reduction& result,
+                             const std::optional<Scalar>& whole_reference = std::nullopt);
 
 /// The figures rank 0 prints beside the rows.
 struct Timing {

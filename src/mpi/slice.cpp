@@ -103,17 +103,15 @@ SliceCheck SliceReducer::check(std::size_t uncounted) const {
                 Check::exact,
                 0,
                 true};
-    const auto& engine = *engine_;
+    auto& engine = *engine_; // the reference may run on its device
     auto measurement = Measurement::of(engine.reducer, engine.values.length);
     measurement.runs.assign(engine.runs.begin() + static_cast<std::ptrdiff_t>(uncounted),
                             engine.runs.end());
     check_against(
         measurement, engine.reducer, Repeats{1, false},
         [&] {
-            return host_reduce(
-                engine.reducer.op(), engine.values, engine.values.length,
-                engine.reducer.accumulator(),
-                host_map(engine.reducer.policy().recipe.user.map).value_or(HostMap::none));
+            return reference_for(engine.reducer, engine.device_queue.queue,
+                                 engine.input.prefix(engine.values.length), engine.values);
         },
         engine.values.origin);
     // The slice's indices count from its start on both sides; the report gives them whole.
@@ -124,6 +122,23 @@ SliceCheck SliceReducer::check(std::size_t uncounted) const {
             measurement.check,
             measurement.tolerance,
             measurement.valid()};
+}
+
+Reduction SliceReducer::combine(const std::vector<Reduction>& results) {
+    if (!engine_)
+        return identity_;
+    return engine_->reducer.reduce_results(engine_->device_queue.queue, results);
+}
+
+Scalar SliceReducer::whole_reference(const Options& options,
+                                     const std::optional<ValuesView>& file) {
+    if (!engine_)
+        return identity_.value;
+    const auto drawn = file ? HostValues{} : random_slice(options, {0, options.length});
+    const auto whole = file ? file->part(0, options.length) : ValuesView(drawn);
+    return reference_for(engine_->reducer, engine_->device_queue.queue,
+                         std::vector<ValuesView>{whole})
+        .value;
 }
 
 std::string SliceReducer::setup() const {

@@ -1,7 +1,8 @@
 #pragma once
 // One rank's slice on its device. This is the one place clreduce-mpi calls the engine's
 // reduction: building the reducer, making and uploading the slice, reducing it and the host
-// reference of the slice. Everything else in src/mpi sees only values and times.
+// reference of the slice, and rank 0's combine of a user's op. Everything else in src/mpi sees only
+// values and times.
 
 #include "clreduce/measure.hpp"
 #include "clreduce/types.hpp"
@@ -54,6 +55,14 @@ public:
     std::vector<double> span_us(std::size_t uncounted) const;
     /// The first counted reduction's result against the slice's host reference.
     SliceCheck check(std::size_t uncounted) const;
+    /// The ranks' `results` combined by the op on this rank's device, as a pass over partials
+    /// combines them: a user's op, which only a device evaluates. The identity for an empty
+    /// slice, which only an empty input gives rank 0.
+    Reduction combine(const std::vector<Reduction>& results);
+    /// The whole input's reference on this rank's device, in index order block by block
+    /// (Reducer::reduce_in_order): `file`'s values, else the whole random input drawn again
+    /// here, in host memory. For a user's op, whose ranks' references no host combines.
+    Scalar whole_reference(const Options& options, const std::optional<ValuesView>& file);
     /// "path tree, work-group size 8, finish passes", for -v; empty for an empty slice.
     std::string setup() const;
 

@@ -80,14 +80,12 @@ std::vector<Measurement> measure_shares(const std::vector<DeviceShare>& shares,
         for (const auto& run : runs)
             measurement.runs.push_back(run.reductions[i]);
         check_against(measurement, *share.reducer, {options.iterations, !options.cold},
-                      reference_unless_skipped(
-                          options,
-                          [&] {
-                              return host_reduce(options.op, options.type,
-                                                 share.host_values(values), measurement.accumulator,
-                                                 host_map_of(options, "split over several "
-                                                                      "devices"));
-                          }),
+                      reference_unless_skipped(options,
+                                               [&] {
+                                                   return reference_for(*share.reducer,
+                                                                        share.queue->queue,
+                                                                        share.host_values(values));
+                                               }),
                       origin_of(values));
     }
     return measurements;
@@ -115,10 +113,9 @@ Measurement measure_whole(const std::vector<DeviceShare>& shares,
     check_against(whole, *shares.front().reducer, {options.iterations, !options.cold},
                   reference_unless_skipped(options,
                                            [&] {
-                                               return host_reduce(
-                                                   options.op, options.type, all, whole.accumulator,
-                                                   host_map_of(options, "split over several "
-                                                                        "devices"));
+                                               return reference_for(*shares.front().reducer,
+                                                                    shares.front().queue->queue,
+                                                                    all);
                                            }),
                   origin_of(values));
     if (whole.check == Check::bound) {
@@ -139,6 +136,7 @@ ExitCode run_split(const std::vector<SelectedDevice>& devices, const Options& op
     if (options.mode == Mode::sweep)
         throw Failure(ExitCode::usage, "--sweep reports one device, and --device names " +
                                            std::to_string(devices.size()) + " (see --help)");
+    refuse_indexed_map(options, "split over several devices");
     // A device without a value would have nothing to reduce: the first `length` devices do it.
     SplitFigures figures;
     figures.named = devices.size();

@@ -64,15 +64,11 @@ ExitCode run_streamed(Reducer& reducer, const cl::CommandQueue& queue,
         if (copy_us)
             copy.push_back(*copy_us);
     });
-    check_against(measurement, reducer, {options.iterations, !options.cold},
-                  reference_unless_skipped(
-                      options,
-                      [&] {
-                          return host_reduce(reducer.op(), reducer.type(),
-                                             stream.spans(options.length), reducer.accumulator(),
-                                             host_map_of(options, "with --host-input"));
-                      }),
-                  file ? file->origin : Origin::drawn);
+    check_against(
+        measurement, reducer, {options.iterations, !options.cold},
+        reference_unless_skipped(
+            options, [&] { return reference_for(reducer, queue, stream.spans(options.length)); }),
+        file ? file->origin : Origin::drawn);
     streaming.end();
 
     HostInputFigures figures{stream.in_place(), file.has_value(), stream.chunk(), {}, {}, {}};
