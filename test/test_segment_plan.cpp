@@ -62,10 +62,10 @@ TEST_CASE("shapes choose the kernel, the team and the split", "[segment_plan]") 
     }
     SECTION("more tiles than the device runs well at once: each work-group loops over several") {
         const auto passes = plan(1 << 26, 4, 1);
-        CHECK(passes[0].tiles_per_group == (1 << 18) / (132 * 64));
+        CHECK(passes[0].tiles_per_group == (1 << 18) / (132 * 256));
         CHECK(passes[0].work_groups * passes[0].tiles_per_group >= passes[0].tiles);
         CHECK((passes[0].work_groups - 1) * passes[0].tiles_per_group < passes[0].tiles);
-        CHECK(plan(2, 1 << 27, 0)[0].tiles_per_group == (1 << 19) / (132 * 64));
+        CHECK(plan(2, 1 << 27, 0)[0].tiles_per_group == (1 << 19) / (132 * 256));
         CHECK(plan(1 << 15, 8192, 1)[0].tiles_per_group == 1); // 16384 tiles: one each
     }
     SECTION("medium rows: a team of work-items per row, fewer for shorter rows") {
@@ -79,9 +79,9 @@ TEST_CASE("shapes choose the kernel, the team and the split", "[segment_plan]") 
         const auto passes = plan(16, 1 << 24, 1);
         REQUIRE(passes.size() == 2);
         CHECK(passes[0].width == 256);
-        CHECK(passes[0].chunks == 264); // 4224 work-groups: 32 per compute unit
+        CHECK(passes[0].chunks == 1024); // 128 a compute unit, but 64 x 256 values a chunk at least
         CHECK(passes[1].blocks == 16);
-        CHECK(passes[1].length == 264);
+        CHECK(passes[1].length == 1024);
         CHECK(passes[1].chunks == 1);
     }
     SECTION("many columns: each work-item owns one, no split") {
