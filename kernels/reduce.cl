@@ -20,11 +20,11 @@
 //   -D REDUCE_ACCUM=<type>    what is reduced: each value is mapped to it (int8 sums
 //                             accumulate in long), and REDUCE_ACCUM4 its 4-vector; with
 //                             -D REDUCE_INDEXED (argmin, argmax) a pair of it and its index.
-// It appends the definitions of load, loadn, map, map4, identity, splat4, op and op4 for the
-// types and the op chosen on the command line (sum, prod, min, max, ..., or the user's own),
-// and, for the path the device supports, the relay to the matching built-in. Passes after the
-// first read partials: they are built with the accumulator as the input and map as a
-// conversion.
+// It appends the definitions of load, loadn, map, map4, identity, splat4, op, op4 and
+// op4_in_order for the types and the op chosen on the command line (sum, prod, min, max, ...,
+// or the user's own), and, for the path the device supports, the relay to the matching
+// built-in. Passes after the first read partials: they are built with the accumulator as the
+// input and map as a conversion.
 // It also passes one of
 //   -D REDUCE_PATH_WORK_GROUP   work_group_reduce_<op> (OpenCL C 2.0, or 3.0 with the feature)
 //   -D REDUCE_PATH_SUB_GROUP    sub_group_reduce_<op>  (cl_khr_subgroups or __opencl_c_subgroups)
@@ -74,6 +74,9 @@ accum_t identity(void);                            // op(identity(), x) == x for
 accum4_t splat4(accum_t x);                        // x in every lane
 accum_t op(accum_t a, accum_t b);                  // associative and commutative
 accum4_t op4(accum4_t a, accum4_t b);              // op on each lane, as one vector instruction
+accum4_t op4_in_order(accum4_t a, accum4_t b);     // op4 where b's values come after a's in
+                                                   // the input: argmin and argmax skip the
+                                                   // index (ties keep a)
 accum_t work_group_reduce_op(accum_t x);           // defined only when REDUCE_PATH_WORK_GROUP is
 accum_t sub_group_reduce_op(accum_t x);            // defined only when REDUCE_PATH_SUB_GROUP is
 
@@ -151,16 +154,30 @@ accum_t fold_private(global const input_t* in, ulong first, ulong length, ulong 
 #endif
 
     // Four accumulators keep four independent loads in flight. A map that does not use a
-    // value's index costs nothing.
+    // value's index costs nothing. Each accumulator's lanes see their values in index order,
+    // so the loop may use op4_in_order. For argmin and argmax it starts from the first four
+    // vectors, not from the identity, whose tie with a value op4_in_order would keep; the
+    // other ops skip that step, which made their loop 8% slower on an H100 (docs/ops-and-types.md).
     accum4_t a = splat4(identity());
     accum4_t b = a, c = a, d = a;
     ulong i = begin;
-    for (; i + 3 * step < end; i += 4 * step) {
-        a = op4(a, read4(in, first_vector + i, first, start));
-        b = op4(b, read4(in, first_vector + i + step, first, start));
-        c = op4(c, read4(in, first_vector + i + 2 * step, first, start));
-        d = op4(d, read4(in, first_vector + i + 3 * step, first, start));
+#define REDUCE_READ(k) read4(in, first_vector + i + (k) * step, first, start)
+#if defined(REDUCE_INDEXED)
+    if (i + 3 * step < end) {
+        a = REDUCE_READ(0);
+        b = REDUCE_READ(1);
+        c = REDUCE_READ(2);
+        d = REDUCE_READ(3);
+        i += 4 * step;
     }
+#endif
+    for (; i + 3 * step < end; i += 4 * step) {
+        a = op4_in_order(a, REDUCE_READ(0));
+        b = op4_in_order(b, REDUCE_READ(1));
+        c = op4_in_order(c, REDUCE_READ(2));
+        d = op4_in_order(d, REDUCE_READ(3));
+    }
+#undef REDUCE_READ
     for (; i < end; i += step)
         a = op4(a, read4(in, first_vector + i, first, start));
     const accum4_t folded = REDUCE_COMBINE_ACCUMULATORS(a, b, c, d);

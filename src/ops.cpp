@@ -40,10 +40,14 @@ const std::vector<OpInfo>& all_ops() {
          nullptr, nullptr, {}, false, R::none},
         // b wins: the first NaN, else the extreme value, and of equal values the first index,
         // as np.argmin and np.argmax. The index makes the op associative and commutative.
+        // In index order b wins only if strictly better, or the first NaN: !(a >= b) holds
+        // where b > a or either is NaN, and a == a keeps a NaN that a holds.
         {Op::argmin, "argmin", I::highest, arg_integer_min, arg_floating_min, nullptr, false,
-         nullptr, nullptr, {}, false, R::none, true},
+         nullptr, nullptr, {}, false, R::none, true, "b.value < a.value",
+         "!(a.value <= b.value) && a.value == a.value"},
         {Op::argmax, "argmax", I::lowest, arg_integer_max, arg_floating_max, nullptr, false,
-         nullptr, nullptr, {}, false, R::none, true},
+         nullptr, nullptr, {}, false, R::none, true, "b.value > a.value",
+         "!(a.value >= b.value) && a.value == a.value"},
         // A vector comparison gives -1 for true, a scalar one 1.
         {Op::any, "any", I::zero, "a | b", nullptr, "max", false,
          "x != 0", "convert_uint4(-(x != (value4_t)0))", DataType::uint32, true, R::none},

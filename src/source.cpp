@@ -117,6 +117,17 @@ std::string maps(const OpInfo& op, const TypeInfo& value, const TypeInfo& accumu
     return map_head + "{ return " + map + "; }\n" + map4_head + "{ return " + map4 + "; }\n";
 }
 
+/// op4_in_order(): op4 but, for argmin and argmax reading values, the row's cheaper condition,
+/// which holds only where b's indices come after a's. Partials come in no such order.
+std::string in_order_combination(const OpInfo& row, const TypeInfo& accumulator, Reads reads) {
+    const std::string head = "accum4_t op4_in_order(accum4_t a, accum4_t b) ";
+    if (!row.indexed || reads != Reads::values)
+        return head + "{ return op4(a, b); }\n";
+    const auto wins = accumulator.floating() ? row.floating_in_order : row.integer_in_order;
+    return "accum_t op_in_order(accum_t a, accum_t b) { return (" + std::string(wins) +
+           ") ? b : a; }\n" + head + each_lane("op_in_order(a.$L, b.$L)", true) + "\n";
+}
+
 /// identity(), splat4(), op() and op4(): the user's, the op's row's, or for argmin and argmax
 /// the pair that wins.
 std::string combinations(Op op, DataType accumulator, const Expressions& user) {
@@ -197,6 +208,7 @@ std::string op_definitions(Op op, Path path, DataType input, DataType accumulato
     text += loads(info(input));
     text += maps(row, info(input), accum, user.map, reads);
     text += combinations(op, accumulator, user);
+    text += in_order_combination(row, accum, reads);
     if (path == Path::work_group)
         text += collective_relay("work_group", accum, row);
     if (path == Path::sub_group)

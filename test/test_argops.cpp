@@ -42,6 +42,20 @@ HostValues tied_values(DataType type, std::uint64_t length) {
     return values_of(type, length, [](std::uint64_t i) { return double((i * 7919 + 3) % 5); });
 }
 
+/// `length` copies of the value of argmax's identity (the type's least, -inf) or argmin's
+/// (the greatest, +inf), each tying with the identity: only the first index is right.
+HostValues identity_values(DataType type, Op op, std::uint64_t length) {
+    const bool max = op == Op::argmax;
+    return visit_type(type, [&](auto zero) -> HostValues {
+        using T = decltype(zero);
+        if constexpr (std::is_integral_v<T>)
+            return std::vector<T>(length, max ? std::numeric_limits<T>::lowest()
+                                              : std::numeric_limits<T>::max());
+        const double inf = std::numeric_limits<double>::infinity();
+        return values_of(type, length, [&](std::uint64_t) { return max ? -inf : inf; });
+    });
+}
+
 /// The device's result equals the host reference's, value and index.
 void check_same(const Reduction& device, const Reference& host) {
     INFO("device " << to_string(device.value) << " at " << device.index.value_or(-1) << ", host "
@@ -131,6 +145,28 @@ TEST_CASE("argmin and argmax take the first NaN, the first infinity and either z
                 check_same(device, host_reduce(recipe.op, values, doubles.size()));
             }
         }
+}
+
+TEST_CASE("argmin and argmax give the first index where every value ties with the identity",
+          "[device][argops]") {
+    // Long enough that each work-item folds several vectors in its loop, whose in-order step
+    // keeps a tie: the loop must start from values, not from the identity.
+    const std::uint64_t length = 100003;
+    for (const auto& combination : every_op_and_type()) {
+        const auto& recipe = combination.recipe;
+        if (!info(recipe.op).indexed)
+            continue;
+        DYNAMIC_SECTION(combination.name()) {
+            const auto values = identity_values(recipe.type, recipe.op, length);
+            const auto input = upload(combination.target->queue, values);
+            const auto reducer = make_reducer(*combination.target, recipe);
+            REQUIRE(reducer);
+            const auto device =
+                reducer->reduce_timed(combination.target->queue.queue, {{input, length, 0}});
+            CHECK(device.index == 0);
+            check_same(device, host_reduce(recipe.op, values, length));
+        }
+    }
 }
 
 TEST_CASE("argmin and argmax count indices across buffers and streamed chunks",
