@@ -161,7 +161,7 @@ accum_t fold_private(global const input_t* in, ulong first, ulong length, ulong 
     accum4_t a = splat4(identity());
     accum4_t b = a, c = a, d = a;
     ulong i = begin;
-#define REDUCE_READ(k) read4(in, first_vector + i + (k) * step, first, start)
+#define REDUCE_READ(k) read4(in, first_vector + i + (k)*step, first, start)
 #if defined(REDUCE_INDEXED)
     if (i + 3 * step < end) {
         a = REDUCE_READ(0);
