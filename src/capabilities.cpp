@@ -1,8 +1,8 @@
-#include "clreduce/capabilities.hpp"
+#include "detail/capabilities.hpp"
 
 #include "clreduce/errors.hpp"
-#include "clreduce/finish.hpp"
-#include "clreduce/source.hpp"
+#include "detail/finish.hpp"
+#include "detail/source.hpp"
 
 #include <algorithm>
 #include <charconv>

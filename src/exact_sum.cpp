@@ -1,11 +1,12 @@
 // The exact sum on one device: exact_sum.cl's first pass over each piece into accumulator
 // rows, one merge of those rows, and the merged row read back for the host to round.
 
-#include "clreduce/capabilities.hpp"
 #include "clreduce/errors.hpp"
 #include "clreduce/exact.hpp"
-#include "clreduce/profiling.hpp"
-#include "program.hpp"
+#include "detail/capabilities.hpp"
+#include "detail/profiling.hpp"
+#include "detail/program.hpp"
+#include "detail/source.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -62,6 +63,10 @@ void require_exact_support(const DeviceReport& report) {
 }
 
 } // namespace
+
+ExactSum::ExactSum(const cl::Context& context, const cl::Device& device, DataType type,
+                   std::size_t work_group_size)
+    : ExactSum(context, device, type, work_group_size, embedded_exact_kernel_source()) {}
 
 ExactSum::ExactSum(const cl::Context& context, const cl::Device& device, DataType type,
                    std::size_t work_group_size, std::string_view kernel_text) try

@@ -1,4 +1,4 @@
-#include "clreduce/finish.hpp"
+#include "detail/finish.hpp"
 
 #include "clreduce/errors.hpp"
 

@@ -1,6 +1,7 @@
 #include "clreduce/input.hpp"
 
 #include "clreduce/errors.hpp"
+#include "detail/capabilities.hpp"
 
 #include <algorithm>
 

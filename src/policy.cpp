@@ -1,7 +1,7 @@
-#include "clreduce/policy.hpp"
+#include "detail/policy.hpp"
 
 #include "clreduce/errors.hpp"
-#include "clreduce/source.hpp"
+#include "detail/source.hpp"
 
 #include <algorithm>
 #include <tuple>
@@ -78,12 +78,6 @@ Path path_for(const DeviceReport& report, std::optional<Path> requested, Op op,
 }
 
 } // namespace
-
-bool operator==(const Recipe& a, const Recipe& b) {
-    return std::tie(a.type, a.op, a.accumulate, a.user, a.path, a.factor, a.finish,
-                    a.work_group_size) == std::tie(b.type, b.op, b.accumulate, b.user, b.path,
-                                                   b.factor, b.finish, b.work_group_size);
-}
 
 bool operator==(const Policy& a, const Policy& b) {
     const auto shape = [](const PassShape& s) {

@@ -1,10 +1,12 @@
 #include "clreduce/segmented.hpp"
 
 #include "clreduce/errors.hpp"
-#include "clreduce/profiling.hpp"
 #include "clreduce/reducer.hpp"
-#include "clreduce/source.hpp"
-#include "program.hpp"
+#include "detail/policy.hpp"
+#include "detail/profiling.hpp"
+#include "detail/program.hpp"
+#include "detail/segment_plan.hpp"
+#include "detail/source.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -48,28 +50,55 @@ SegmentDevice launch_shape(const DeviceReport& report, const Policy& policy,
 } // namespace
 
 SegmentedReducer::SegmentedReducer(const cl::Context& context, const cl::Device& device,
+                                   const Recipe& recipe)
+    : SegmentedReducer(context, device, recipe, SegmentTuning{}) {}
+
+SegmentedReducer::SegmentedReducer(const cl::Context& context, const cl::Device& device,
                                    const Recipe& recipe, const SegmentTuning& tuning) try
     : context_(context)
     , device_(device)
-    , report_(query_report(device))
-    , policy_(policy_for(report_, recipe)) {
+    , report_(std::make_unique<DeviceReport>(query_report(device)))
+    , policy_(std::make_unique<Policy>(policy_for(*report_, recipe))) {
     const auto kernels_of = [&](const std::string& source, const std::string& options) {
         const auto program = cached_program(context_, device_, source, options);
         return Kernels{program_kernel(device_, program, "reduce_segments"),
                        program_kernel(device_, program, "reduce_columns")};
     };
-    values_kernels_ = kernels_of(segmented_source(policy_, recipe.type, recipe.user, Reads::values),
-                                 policy_.build_options);
+    values_kernels_ =
+        kernels_of(segmented_source(*policy_, recipe.type, recipe.user, Reads::values),
+                   policy_->build_options);
     auto partials_user = recipe.user; // partials were mapped by the first pass
     partials_user.map.clear();
     partials_kernels_ =
-        kernels_of(segmented_source(policy_, policy_.accumulator, partials_user, Reads::partials),
-                   policy_.partials_build_options);
-    device_shape_ = launch_shape(
-        report_, policy_, {values_kernels_.rows, values_kernels_.columns, partials_kernels_.rows},
-        device_, tuning);
+        kernels_of(segmented_source(*policy_, policy_->accumulator, partials_user, Reads::partials),
+                   policy_->partials_build_options);
+    device_shape_ = std::make_unique<SegmentDevice>(launch_shape(
+        *report_, *policy_, {values_kernels_.rows, values_kernels_.columns, partials_kernels_.rows},
+        device_, tuning));
 } catch (const cl::Error& error) {
     throw Error(error);
+}
+
+SegmentedReducer::~SegmentedReducer() = default;
+
+const Policy& SegmentedReducer::policy() const {
+    return *policy_;
+}
+
+DataType SegmentedReducer::accumulator() const {
+    return policy_->accumulator;
+}
+
+std::size_t SegmentedReducer::accumulator_size() const {
+    return partial_size(policy_->recipe.op, accumulator());
+}
+
+const SegmentDevice& SegmentedReducer::device_shape() const {
+    return *device_shape_;
+}
+
+std::vector<SegmentPass> SegmentedReducer::plan(const AxisLayout& layout) const {
+    return plan_axis(layout, *device_shape_);
 }
 
 void SegmentedReducer::require_holds(const cl::Buffer& buffer, std::uint64_t first,
@@ -130,7 +159,7 @@ cl::Event SegmentedReducer::enqueue_reduce_axes(
     const std::vector<int>& axes, const cl::Buffer& result, std::uint64_t result_index,
     const std::vector<cl::Event>& wait, std::vector<cl::Event>* events) try {
     const auto layout = axis_layout(shape, axes);
-    require_holds(input, first, shape.values(), info(policy_.recipe.type).size, "input");
+    require_holds(input, first, shape.values(), info(policy_->recipe.type).size, "input");
     require_holds(result, result_index, layout.results(), accumulator_size(), "result");
     const auto passes = plan(layout);
     if (passes.empty()) { // no results: nothing to do but what the caller waits for
@@ -162,15 +191,15 @@ cl::Event SegmentedReducer::enqueue_reduce_segments(
     std::uint64_t count, const cl::Buffer& offsets, std::uint64_t segments,
     const cl::Buffer& result, std::uint64_t result_index, const std::vector<cl::Event>& wait,
     cl::Event* launch) try {
-    require_holds(input, first, count, info(policy_.recipe.type).size, "input");
+    require_holds(input, first, count, info(policy_->recipe.type).size, "input");
     require_holds(offsets, 0, segments + 1, sizeof(cl_ulong), "offsets");
     require_holds(result, result_index, segments, accumulator_size(), "result");
     cl::Event event;
     if (segments == 0)
         queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &event);
     else
-        enqueue_pass(queue, plan_csr(segments, count, device_shape_), false, input, first, &offsets,
-                     result, result_index, wait, event);
+        enqueue_pass(queue, plan_csr(segments, count, *device_shape_), false, input, first,
+                     &offsets, result, result_index, wait, event);
     if (launch)
         *launch = event;
     return event;
@@ -198,7 +227,7 @@ SegmentedResult SegmentedReducer::read_results(const cl::CommandQueue& queue,
 
 void SegmentedReducer::append_results(SegmentedResult& into, const void* bytes,
                                       std::uint64_t count) const {
-    const bool indexed = info(policy_.recipe.op).indexed;
+    const bool indexed = info(policy_->recipe.op).indexed;
     for (std::uint64_t i = 0; i < count; ++i) {
         const auto* result = static_cast<const unsigned char*>(bytes) + i * accumulator_size();
         into.values.push_back(scalar_from_bytes(accumulator(), result));

@@ -1,4 +1,4 @@
-#include "clreduce/source.hpp"
+#include "detail/source.hpp"
 
 #include "clreduce/errors.hpp"
 

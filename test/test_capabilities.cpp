@@ -1,7 +1,7 @@
 #include "catch_compat.hpp"
-#include "clreduce/capabilities.hpp"
 #include "clreduce/errors.hpp"
-#include "clreduce/source.hpp"
+#include "detail/capabilities.hpp"
+#include "detail/source.hpp"
 #include "flags.hpp"
 
 using namespace clreduce;

@@ -1,6 +1,6 @@
 #include "catch_compat.hpp"
 #include "clreduce/errors.hpp"
-#include "clreduce/finish.hpp"
+#include "detail/finish.hpp"
 #include "flags.hpp"
 
 using namespace clreduce;

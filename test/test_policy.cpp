@@ -1,7 +1,7 @@
 #include "catch_compat.hpp"
 #include "clreduce/errors.hpp"
-#include "clreduce/policy.hpp"
-#include "clreduce/source.hpp"
+#include "detail/policy.hpp"
+#include "detail/source.hpp"
 
 using namespace clreduce;
 
@@ -190,3 +190,4 @@ TEST_CASE("a policy takes the tree for an op without a built-in, and refuses bad
     bytes.type = DataType::uint8;
     CHECK(policy_for(opencl_2(), bytes).accumulator == DataType::uint64);
 }
+

@@ -13,10 +13,10 @@
 // The steps with a clreduce/ header are the engine's (the library any program may use); those
 // with a tool/ header are this command-line tool's own.
 
-#include "clreduce/capabilities.hpp"
-#include "clreduce/measure.hpp"
 #include "clreduce/reducer.hpp"
-#include "clreduce/source.hpp"
+#include "detail/capabilities.hpp"
+#include "detail/measure.hpp"
+#include "detail/source.hpp"
 #include "tool/devices.hpp"
 #include "tool/failure.hpp"
 #include "tool/file_input.hpp"
