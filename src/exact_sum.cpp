@@ -57,9 +57,10 @@ void require_exact_support(const DeviceReport& report) {
     require_type_support(report, DataType::float64);
     require_type_support(report, DataType::int64);
     if (!report.has_extension("cl_khr_int64_base_atomics"))
-        throw Error(Errc::unsupported, "--exact needs 64-bit atomics (cl_khr_int64_base_atomics), "
-                                       "which device '" +
-                                           report.name + "' does not report");
+        throw Error(Errc::unsupported,
+                    "exact sums need 64-bit atomics (cl_khr_int64_base_atomics), "
+                    "which device '" +
+                        report.name + "' does not report");
 }
 
 } // namespace
@@ -75,7 +76,8 @@ ExactSum::ExactSum(const cl::Context& context, const cl::Device& device, DataTyp
     , device_(device) {
     if (!exact_sums(type))
         throw Error(Errc::unsupported,
-                    "--exact sums float, double, float16 or bfloat16 values, not " + name_of(type));
+                    "exact sums are of float, double, float16 or bfloat16 values, not " +
+                        name_of(type));
     const auto report = query_report(device);
     require_exact_support(report);
     build_options_ = exact_build_options(type, report);

@@ -9,11 +9,11 @@
 namespace clreduce {
 namespace {
 
-/// A --work-group-size past what the device runs the kernels with is refused, not shrunk.
+/// A recipe's work_group_size past what the device runs the kernels with is refused, not shrunk.
 void refuse_past_bound(std::size_t work_group_size, const WorkGroupBound& bound,
                        const std::string& device_name) {
     if (work_group_size > bound.size)
-        throw Error(Errc::unsupported, "--work-group-size " + std::to_string(work_group_size) +
+        throw Error(Errc::unsupported, "work_group_size " + std::to_string(work_group_size) +
                                            " is more than device '" + device_name +
                                            "' runs the kernels with: at most " +
                                            std::to_string(bound.size) + " work-items, " +
