@@ -119,36 +119,18 @@ void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const Segment
                                     cl::Event& event) {
     auto& kernels = partials ? partials_kernels_ : values_kernels_;
     const auto scratch = cl::Local(pass.work_group_size * accumulator_size());
-    cl::Kernel kernel;
-    if (pass.kernel == SegmentKernel::rows) {
-        kernel = kernels.rows;
-        // Uniform rows still pass a buffer where the offsets go; the kernel does not read it.
-        kernel.setArg(0, in);
-        kernel.setArg(1, cl_ulong{first});
-        kernel.setArg(2, offsets ? *offsets : out);
-        kernel.setArg(3, cl_ulong{offsets ? 0 : pass.length});
-        kernel.setArg(4, cl_ulong{pass.blocks});
-        kernel.setArg(5, cl_uint{pass.width});
-        kernel.setArg(6, cl_ulong{pass.chunks});
-        kernel.setArg(7, cl_ulong{pass.tiles});
-        kernel.setArg(8, cl_uint{pass.tiles_per_group});
-        kernel.setArg(9, out);
-        kernel.setArg(10, cl_ulong{first_out});
-        kernel.setArg(11, scratch);
-    } else {
-        kernel = kernels.columns;
-        kernel.setArg(0, in);
-        kernel.setArg(1, cl_ulong{first});
-        kernel.setArg(2, cl_ulong{pass.length});
-        kernel.setArg(3, cl_ulong{pass.columns});
-        kernel.setArg(4, cl_uint{pass.width});
-        kernel.setArg(5, cl_ulong{pass.chunks});
-        kernel.setArg(6, cl_ulong{pass.tiles});
-        kernel.setArg(7, cl_uint{pass.tiles_per_group});
-        kernel.setArg(8, out);
-        kernel.setArg(9, cl_ulong{first_out});
-        kernel.setArg(10, scratch);
-    }
+    const bool rows = pass.kernel == SegmentKernel::rows;
+    cl::Kernel kernel = rows ? kernels.rows : kernels.columns;
+    // The shape each kernel reads, then the arguments both take: how the work is cut, where
+    // the results go. Uniform rows still pass a buffer where the offsets go; the kernel does
+    // not read it.
+    const cl_uint shared =
+        rows ? set_args(kernel, 0, in, cl_ulong{first}, offsets ? *offsets : out,
+                        cl_ulong{offsets ? 0 : pass.length}, cl_ulong{pass.blocks})
+             : set_args(kernel, 0, in, cl_ulong{first}, cl_ulong{pass.length},
+                        cl_ulong{pass.columns});
+    set_args(kernel, shared, cl_uint{pass.width}, cl_ulong{pass.chunks}, cl_ulong{pass.tiles},
+             cl_uint{pass.tiles_per_group}, out, cl_ulong{first_out}, scratch);
     queue.enqueueNDRangeKernel(
         kernel, cl::NullRange, cl::NDRange(pass.work_groups * pass.work_group_size),
         cl::NDRange(pass.work_group_size), wait.empty() ? nullptr : &wait, &event);

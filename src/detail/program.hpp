@@ -18,4 +18,12 @@ cl::Program cached_program(const cl::Context& context, const cl::Device& device,
 cl::Kernel program_kernel(const cl::Device& device, const cl::Program& program,
                           const std::string& name);
 
+/// Sets `kernel`'s arguments from index `first` on to `args`, in order; returns the index after
+/// the last.
+template <typename... Args>
+cl_uint set_args(cl::Kernel& kernel, cl_uint first, const Args&... args) {
+    (kernel.setArg(first++, args), ...);
+    return first;
+}
+
 } // namespace clreduce
