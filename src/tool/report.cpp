@@ -1,7 +1,7 @@
 #include "tool/report.hpp"
 
-#include "clreduce/finish.hpp"
-#include "clreduce/reference.hpp"
+#include "detail/finish.hpp"
+#include "detail/reference.hpp"
 #include "tool/recipe.hpp"
 
 #include <algorithm>
