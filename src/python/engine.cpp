@@ -187,6 +187,23 @@ Handle enqueued(std::mutex& mutex, Handle queue, Handle buffer, Handle result,
     return handed_over(enqueue(*command_queue, *input, *output, events));
 }
 
+/// argmin's and argmax's `count` indices into `result` from value `result_index` on, as NumPy's
+/// int64 indices: `enqueue(pairs)` writes the engine's pairs (the value, then the int64 index
+/// at byte 8) to a buffer of this call's own, whose indices a strided copy then takes. Returns
+/// the copy's event; the buffer lives until the copy has run.
+template <typename Enqueue>
+cl::Event indices_into(const cl::CommandQueue& queue, const cl::Buffer& result,
+                       std::uint64_t result_index, std::uint64_t count, Enqueue enqueue) {
+    constexpr std::size_t pair = 16;
+    constexpr std::size_t index = sizeof(std::int64_t);
+    const cl::Buffer pairs(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE, count * pair);
+    const std::vector<cl::Event> reduced{enqueue(pairs)};
+    cl::Event copied;
+    queue.enqueueCopyBufferRect(pairs, result, {pair - index, 0, 0}, {result_index * index, 0, 0},
+                                {index, count, 1}, pair, 0, index, 0, &reduced, &copied);
+    return copied;
+}
+
 } // namespace
 
 std::string accumulator_of(const std::string& type, const std::string& op,
@@ -258,8 +275,14 @@ Handle Engine::enqueue(Handle queue, Handle buffer, std::uint64_t first, std::ui
     return enqueued(mutex_, queue, buffer, result, wait,
                     [&](const cl::CommandQueue& command_queue, const cl::Buffer& input,
                         const cl::Buffer& output, const std::vector<cl::Event>& events) {
-                        return reducer_.enqueue_reduce(command_queue, input, first, count, output,
-                                                       result_index, events);
+                        if (!info(reducer_.op()).indexed)
+                            return reducer_.enqueue_reduce(command_queue, input, first, count,
+                                                           output, result_index, events);
+                        return indices_into(
+                            command_queue, output, result_index, 1, [&](const cl::Buffer& pairs) {
+                                return reducer_.enqueue_reduce(command_queue, input, first, count,
+                                                               pairs, 0, events);
+                            });
                     });
 }
 
@@ -301,8 +324,15 @@ Handle AxisEngine::enqueue(Handle queue, Handle buffer, std::uint64_t first, con
     return enqueued(mutex_, queue, buffer, result, wait,
                     [&](const cl::CommandQueue& command_queue, const cl::Buffer& input,
                         const cl::Buffer& output, const std::vector<cl::Event>& events) {
-                        return reducer_.enqueue_reduce_axes(command_queue, input, first, shape,
-                                                            axes, output, result_index, events);
+                        if (!info(reducer_.policy().recipe.op).indexed)
+                            return reducer_.enqueue_reduce_axes(command_queue, input, first, shape,
+                                                                axes, output, result_index, events);
+                        return indices_into(
+                            command_queue, output, result_index, axis_layout(shape, axes).results(),
+                            [&](const cl::Buffer& pairs) {
+                                return reducer_.enqueue_reduce_axes(command_queue, input, first,
+                                                                    shape, axes, pairs, 0, events);
+                            });
                     });
 }
 

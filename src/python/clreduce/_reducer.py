@@ -213,22 +213,19 @@ class Reducer:
         pyopencl.array.Array `out`, after a's, out's and `wait_for`'s events, on `queue`
         (default: `a.queue`), and returns the pyopencl.Event of its last command. `out` has
         the engine's accumulator dtype, which is result_dtype but for sums
-        of float16 (float32) and bool (uint64) and any and all (uint32). An exact sum is
+        of float16 (float32) and bool (uint64) and any and all (uint32); for argmin and argmax
+        it is int64 and receives the indices, as np.argmax's out=. An exact sum is
         rounded on the device, into out of result_dtype. With `axis` (as for a call), the
         results fill out's values from `out_index` on, in a's order (C or Fortran)."""
         import pyopencl
 
-        if self.op in ("argmin", "argmax"):
-            raise NotImplementedError(
-                f"out=: the engine writes {self.op}'s value and index as one 16-byte pair, "
-                "which no dtype of out= holds in this version"
-            )
         queue = self._check_pyopencl_input(a, queue)
         axes = self._reduced_axes(axis, a.ndim)
         engine = self._engine_for(queue, along_axes=axes is not None)
-        accumulator = _numpy_dtype(engine.accumulator)
-        if not is_pyopencl_array(out) or out.dtype != accumulator:
-            raise TypeError(f"out= takes a pyopencl.array.Array of {accumulator}")
+        # argmin's and argmax's indices are NumPy's int64, not the accumulator.
+        result = np.dtype(np.int64) if self.op in ONE_AXIS_OPS else _numpy_dtype(engine.accumulator)
+        if not is_pyopencl_array(out) or out.dtype != result:
+            raise TypeError(f"out= takes a pyopencl.array.Array of {result}")
         _require_contiguous(out, "out")
         results = 1 if axes is None else int(np.prod(kept_shape(a.shape, axes)))
         if out_index < 0 or out_index + results > out.size:
