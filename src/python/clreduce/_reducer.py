@@ -31,7 +31,7 @@ def engine_dtype(dtype):
         dtype = np.dtype(dtype)
     except TypeError as error:
         raise TypeError(f"clreduce reduces no values of type {dtype!r}") from error
-    if dtype not in DTYPES:
+    if dtype not in _ENGINE_TYPES:
         raise TypeError(
             f"clreduce reduces {', '.join(d.name for d in DTYPES)} (native byte order); "
             f"not {dtype}"
@@ -194,6 +194,8 @@ class Reducer:
         returned.
         """
         pyopencl_input = is_pyopencl_array(a)
+        if pyopencl_input and axis is None and out is None and not keepdims:
+            return self._reduce_pyopencl(a, queue)  # the most frequent call, the shortest path
         if not pyopencl_input:
             if out is not None or queue is not None:
                 raise TypeError("out= and queue= take PyOpenCL arrays and queues: a is not one")
