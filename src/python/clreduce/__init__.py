@@ -99,7 +99,8 @@ def nanmax(a, axis=None, out=None, keepdims=False, *, map=None, device=None, que
 
 def argmin(a, axis=None, out=None, *, keepdims=False, map=None, device=None, queue=None):
     """The index of the first least of `a`'s values, as np.argmin (the first NaN's where there
-    is one): an int64; arguments as for sum, but `out`, which is not in this version."""
+    is one): an int64; arguments as for sum, but `out`: an int64 pyopencl.array.Array that
+    receives the index (along an axis: the indices), as np.argmin's out=."""
     return _reduce("argmin", a, axis, None, out, keepdims, device, queue, map=map)
 
 
