@@ -83,13 +83,21 @@ std::optional<DataType> type_named(const std::optional<std::string>& name) {
     return type_named(*name);
 }
 
-/// A NumPy input streamed in chunks of 64 MiB, as the tool streams --host-input: each upload
-/// and launch then takes far longer than enqueueing it.
+/// The values per chunk a NumPy input of `length` values of `size` bytes is streamed in: a
+/// quarter of it, from 16 to 64 MiB. The host's cores copy each chunk into pinned staging
+/// while the chunk before is uploaded, so that an array of 64 MiB, one chunk of 64 MiB, was
+/// copied and then uploaded, one after the other; each upload and launch still takes far
+/// longer than enqueueing it.
+std::uint64_t chunk_values(std::uint64_t length, std::uint64_t size) {
+    const std::uint64_t bytes = std::clamp<std::uint64_t>(
+        length * size / 4, std::uint64_t{16} << 20, std::uint64_t{64} << 20);
+    return std::max<std::uint64_t>(1, std::min(bytes / size, length));
+}
+
+/// chunk_values() for the reducer's values, no larger than the device's largest buffer.
 std::uint64_t stream_chunk(const Reducer& reducer, std::uint64_t length) {
-    const std::uint64_t chunk_bytes = std::uint64_t{64} << 20;
     const std::uint64_t largest = reducer.report().largest_buffer / reducer.value_size();
-    return std::max<std::uint64_t>(1,
-                                   std::min({chunk_bytes / reducer.value_size(), largest, length}));
+    return std::min(chunk_values(length, reducer.value_size()), largest);
 }
 
 /// The engine's defaults for the type and op: the best path the device reports, the finish
@@ -344,12 +352,11 @@ ExactEngine::ExactEngine(Handle context, Handle device, const std::string& type)
 nb::object ExactEngine::reduce_host(Handle queue, const HostArray& values) {
     const auto view = view_of(values, exact_sum_.type());
     return blocking(mutex_, queue, {}, [&](const cl::CommandQueue& command_queue) {
-        // Chunks of 64 MiB, each copied into pinned staging and uploaded on a queue of its
-        // own while the chunk before is summed: each chunk's accumulator is exact, and they
-        // add up to the same integer as one pass over all of them.
+        // Chunks as a reduction streams them, each copied into pinned staging and uploaded on
+        // a queue of its own while the chunk before is summed: each chunk's accumulator is
+        // exact, and they add up to the same integer as one pass over all of them.
         const std::uint64_t size = info(view.type).size;
-        const std::uint64_t chunk =
-            std::min<std::uint64_t>((std::uint64_t{64} << 20) / size, view.length);
+        const std::uint64_t chunk = chunk_values(view.length, size);
         if (!staging_ || staging_->bytes() < chunk * size)
             staging_ = std::make_shared<StreamStaging>(context_, command_queue, chunk * size, true);
         const auto chunks = (view.length + chunk - 1) / chunk;
