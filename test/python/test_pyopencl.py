@@ -57,6 +57,18 @@ def test_argmax_out_takes_int64_only(queue):
         clreduce.argmax(array, out=cl_array.zeros(queue, 1, np.float32))
 
 
+def test_a_blocking_reduction_drops_the_events_it_waited_for(queue):
+    values = random_values(np.int32, 10_000)
+    array, gate = written_after_a_user_event(queue, values)
+    later = cl.enqueue_marker(queue)
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    assert clreduce.sum(array) == np.sum(values)  # waited for the write, then dropped it
+    assert array.events == []
+    array.add_event(later)
+    assert clreduce.max(array) == np.max(values)
+    assert array.events == []
+
+
 def test_a_sub_array_of_a_sub_array(queue):
     values = random_values(np.float64, 3000, op="max")
     part = cl_array.to_device(queue, values)[100:2900][7:1001]

@@ -117,6 +117,14 @@ def _first_value(array):
     return array.offset // array.dtype.itemsize
 
 
+def _drop_done_events(array, waited):
+    """Drops the events `waited` (the first of the array's) from a PyOpenCL array's events
+    once a blocking reduction after them has returned: they are complete, and PyOpenCL drops
+    complete events itself (Array.finish(), add_event()). The next call then asks the driver
+    about none of them, and issues the OpenCL calls of the C++ API's blocking reduce()."""
+    del array.events[:len(waited)]
+
+
 def _require_contiguous(array, what):
     if not array.flags.forc:
         raise ValueError(f"{what} is not contiguous: reduce a contiguous copy of it")
@@ -257,10 +265,11 @@ class Reducer:
         queue = self._check_pyopencl_input(a, queue)
         if a.size == 0:
             return self._empty_result()
+        wait = [event.int_ptr for event in a.events]
         value = self._engine_for(queue).reduce_buffer(
-            queue.int_ptr, a.base_data.int_ptr, _first_value(a), a.size,
-            [event.int_ptr for event in a.events],
+            queue.int_ptr, a.base_data.int_ptr, _first_value(a), a.size, wait
         )
+        _drop_done_events(a, wait)
         return self.result_dtype.type(value)
 
     def _reduce_along(self, a, axes, queue, keepdims):
@@ -284,10 +293,12 @@ class Reducer:
         bytes: on `queue` for a PyOpenCL array, else copied to the Reducer's device."""
         if is_pyopencl_array(a):
             engine = self._engine_for(queue, along_axes=True)
-            return engine, engine.reduce_buffer(
-                queue.int_ptr, a.base_data.int_ptr, _first_value(a), *engine_axes(a, axes),
-                [event.int_ptr for event in a.events],
+            wait = [event.int_ptr for event in a.events]
+            data = engine.reduce_buffer(
+                queue.int_ptr, a.base_data.int_ptr, _first_value(a), *engine_axes(a, axes), wait
             )
+            _drop_done_events(a, wait)
+            return engine, data
         device = self.device
         on_device = device_queue(device)
         engine = self._engine(on_device.context, device.handle, along_axes=True)
