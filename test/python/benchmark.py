@@ -3,10 +3,13 @@ figures for docs/python.md. Not a test (no timing is ever asserted); run it by h
 
     build/python/venv/bin/python test/python/benchmark.py [--device P D] [--repeat N]
 
-Prints three Markdown tables of medians over N calls (fewer for the copies): clreduce.sum on
-a pyopencl.array.Array beside pyopencl.array.sum(...).get() on the same array; clreduce.sum
-on a NumPy array, its copy to the device included, with that copy's rate; and exact=True on
-float32 values, on a PyOpenCL and on a NumPy array.
+Prints four Markdown tables of medians over N calls (fewer for the copies): clreduce.sum on
+a pyopencl.array.Array beside pyopencl.array.sum(...).get() on the same array; the same call
+layer by layer (the function, a Reducer, the extension's engine alone; int64 accumulators as
+NumPy's sum of int32 asks, and int32 ones as build/test/api_benchmark's default), to set
+beside `api_benchmark gpu 28 N int32` and `... int64`; clreduce.sum on a NumPy array, its copy
+to the device included, with that copy's rate; and exact=True on float32 values, on a
+PyOpenCL and on a NumPy array.
 """
 
 import argparse
@@ -43,6 +46,26 @@ def pyopencl_table(queue, lengths, repeat):
         ours = median_us(lambda: clreduce.sum(on_device), repeat)
         theirs = median_us(lambda: cl_array.sum(on_device).get(), repeat)
         print(f"| {power(length)} | {ours:.1f} | {theirs:.1f} | {ours / theirs:.2f} |")
+
+
+def layers_table(queue, lengths, repeat):
+    print("\nThe same sum, layer by layer: host µs\n")
+    print("| length | accumulator | `clreduce.sum` | `Reducer` | engine alone |")
+    print("| ---: | --- | ---: | ---: | ---: |")
+    for length in lengths:
+        on_device = cl_array.to_device(queue, np.ones(length, np.int32))
+        on_device.finish()
+        for accumulate in (np.int64, np.int32):
+            reducer = clreduce.Reducer(np.int32, accumulate=accumulate)
+            engine = reducer._engine_for(queue)  # the extension's call, without the package
+            handles = (queue.int_ptr, on_device.base_data.int_ptr, 0, length, [])
+            calls = (
+                lambda: clreduce.sum(on_device, dtype=accumulate),
+                lambda: reducer(on_device),
+                lambda: engine.reduce_buffer(*handles),
+            )
+            times = " | ".join(f"{median_us(call, repeat):.1f}" for call in calls)
+            print(f"| {power(length)} | {np.dtype(accumulate).name} | {times} |")
 
 
 def numpy_table(device, lengths, repeat):
@@ -83,6 +106,7 @@ def main():
     copies = max(arguments.repeat // 5, 3)
     print(f"{device.name}; medians of {arguments.repeat} calls, {copies} with a copy")
     pyopencl_table(queue, arguments.lengths, arguments.repeat)
+    layers_table(queue, arguments.lengths, arguments.repeat)
     numpy_table(device, arguments.copy_lengths, copies)
     exact_table(device, queue, arguments.exact_lengths, copies)
 
