@@ -37,24 +37,35 @@ def power(length):
     return f"2^{length.bit_length() - 1}"
 
 
+def table_head(title, *columns):
+    """A Markdown table's title, column names and alignment (right); its rows follow."""
+    print(f"\n{title}\n")
+    print(f"| {' | '.join(columns)} |")
+    print(f"|{'|'.join(' ---: ' for _ in columns)}|")
+
+
+def ones_on_device(queue, length):
+    """int32 ones in a PyOpenCL array, uploaded before anything is timed."""
+    on_device = cl_array.to_device(queue, np.ones(length, np.int32))
+    on_device.finish()
+    return on_device
+
+
 def pyopencl_table(queue, lengths, repeat):
-    print("\nA pyopencl.array.Array of int32, summed: host µs\n")
-    print("| length | `clreduce.sum(a)` | `pyopencl.array.sum(a).get()` | ratio |")
-    print("| ---: | ---: | ---: | ---: |")
+    table_head("A pyopencl.array.Array of int32, summed: host µs", "length", "`clreduce.sum(a)`",
+               "`pyopencl.array.sum(a).get()`", "ratio")
     for length in lengths:
-        on_device = cl_array.to_device(queue, np.ones(length, np.int32))
+        on_device = ones_on_device(queue, length)
         ours = median_us(lambda: clreduce.sum(on_device), repeat)
         theirs = median_us(lambda: cl_array.sum(on_device).get(), repeat)
         print(f"| {power(length)} | {ours:.1f} | {theirs:.1f} | {ours / theirs:.2f} |")
 
 
 def layers_table(queue, lengths, repeat):
-    print("\nThe same sum, layer by layer: host µs\n")
-    print("| length | accumulator | `clreduce.sum` | `Reducer` | engine alone |")
-    print("| ---: | --- | ---: | ---: | ---: |")
+    table_head("The same sum, layer by layer: host µs", "length", "accumulator",
+               "`clreduce.sum`", "`Reducer`", "engine alone")
     for length in lengths:
-        on_device = cl_array.to_device(queue, np.ones(length, np.int32))
-        on_device.finish()
+        on_device = ones_on_device(queue, length)
         for accumulate in (np.int64, np.int32):
             reducer = clreduce.Reducer(np.int32, accumulate=accumulate)
             engine = reducer._engine_for(queue)  # the extension's call, without the package
@@ -69,9 +80,8 @@ def layers_table(queue, lengths, repeat):
 
 
 def numpy_table(device, lengths, repeat):
-    print("\nA NumPy array, copied to the device and summed: host µs and copy rate\n")
-    print("| dtype | length | `clreduce.sum(a)` | GB/s |")
-    print("| --- | ---: | ---: | ---: |")
+    table_head("A NumPy array, copied to the device and summed: host µs and copy rate", "dtype",
+               "length", "`clreduce.sum(a)`", "GB/s")
     for dtype in (np.int32, np.float32):
         for length in lengths:
             values = np.ones(length, dtype)
@@ -81,9 +91,8 @@ def numpy_table(device, lengths, repeat):
 
 
 def exact_table(device, queue, lengths, repeat):
-    print("\nexact=True on float32: host µs\n")
-    print("| length | PyOpenCL array | NumPy array | NumPy GB/s |")
-    print("| ---: | ---: | ---: | ---: |")
+    table_head("exact=True on float32: host µs", "length", "PyOpenCL array", "NumPy array",
+               "NumPy GB/s")
     for length in lengths:
         values = np.random.default_rng(1).standard_normal(length).astype(np.float32)
         on_device = cl_array.to_device(queue, values)
