@@ -85,8 +85,8 @@ std::optional<DataType> type_named(const std::optional<std::string>& name) {
 
 /// The values per chunk a NumPy input of `length` values of `size` bytes is streamed in: a
 /// quarter of it, from 16 to 64 MiB. The host's cores copy each chunk into pinned staging
-/// while the chunk before is uploaded, so that an array of 64 MiB, one chunk of 64 MiB, was
-/// copied and then uploaded, one after the other; each upload and launch still takes far
+/// while the chunk before is uploaded, which chunks of 64 MiB gave an array of 64 MiB no
+/// chance to do (one chunk, copied, then uploaded); each upload and launch still takes far
 /// longer than enqueueing it.
 std::uint64_t chunk_values(std::uint64_t length, std::uint64_t size) {
     const std::uint64_t bytes = std::clamp<std::uint64_t>(
@@ -196,13 +196,13 @@ Handle enqueued(std::mutex& mutex, Handle queue, Handle buffer, Handle result,
 }
 
 /// argmin's and argmax's `count` indices into `result` from value `result_index` on, as NumPy's
-/// int64 indices: `enqueue(pairs)` writes the engine's pairs (the value, then the int64 index
-/// at byte 8) to a buffer of this call's own, whose indices a strided copy then takes. Returns
-/// the copy's event; the buffer lives until the copy has run.
+/// int64 indices: `enqueue(pairs)` writes the engine's pairs of `pair` bytes (the value, then
+/// the int64 index at byte 8) to a buffer of this call's own, whose indices a strided copy
+/// then takes. Returns the copy's event; the buffer lives until the copy has run.
 template <typename Enqueue>
 cl::Event indices_into(const cl::CommandQueue& queue, const cl::Buffer& result,
-                       std::uint64_t result_index, std::uint64_t count, Enqueue enqueue) {
-    constexpr std::size_t pair = 16;
+                       std::uint64_t result_index, std::uint64_t count, std::size_t pair,
+                       Enqueue enqueue) {
     constexpr std::size_t index = sizeof(std::int64_t);
     const cl::Buffer pairs(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE, count * pair);
     const std::vector<cl::Event> reduced{enqueue(pairs)};
@@ -287,7 +287,8 @@ Handle Engine::enqueue(Handle queue, Handle buffer, std::uint64_t first, std::ui
                             return reducer_.enqueue_reduce(command_queue, input, first, count,
                                                            output, result_index, events);
                         return indices_into(
-                            command_queue, output, result_index, 1, [&](const cl::Buffer& pairs) {
+                            command_queue, output, result_index, 1, reducer_.accumulator_size(),
+                            [&](const cl::Buffer& pairs) {
                                 return reducer_.enqueue_reduce(command_queue, input, first, count,
                                                                pairs, 0, events);
                             });
@@ -337,7 +338,7 @@ Handle AxisEngine::enqueue(Handle queue, Handle buffer, std::uint64_t first, con
                                                                 axes, output, result_index, events);
                         return indices_into(
                             command_queue, output, result_index, axis_layout(shape, axes).results(),
-                            [&](const cl::Buffer& pairs) {
+                            reducer_.accumulator_size(), [&](const cl::Buffer& pairs) {
                                 return reducer_.enqueue_reduce_axes(command_queue, input, first,
                                                                     shape, axes, pairs, 0, events);
                             });
