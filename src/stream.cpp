@@ -10,6 +10,7 @@
 #include <cstring>
 #include <mutex>
 #include <thread>
+#include <unistd.h>
 
 namespace clreduce {
 namespace {
@@ -44,6 +45,10 @@ public:
         static CopyThreads threads;
         return threads;
     }
+
+    /// Whether the threads run in this process: a child forked after they started (Python's
+    /// multiprocessing) has none of them, and its copies would wait for them forever.
+    bool here() const { return started_in_ == getpid(); }
 
     /// Copies `bytes` from `from` to `to` in `parts` parts of `part` bytes (the last shorter).
     void copy(void* to, const void* from, std::size_t bytes, std::size_t part, std::size_t parts) {
@@ -119,6 +124,7 @@ private:
     std::size_t parts_left_ = 0;
     bool stopping_ = false;
     std::vector<std::thread> workers_;
+    pid_t started_in_ = getpid();
 };
 
 } // namespace
@@ -130,6 +136,10 @@ void copy_in_parallel(void* to, const void* from, std::size_t bytes) {
     if (bytes == 0)
         return;
     auto& threads = CopyThreads::shared();
+    if (!threads.here()) {
+        std::memcpy(to, from, bytes);
+        return;
+    }
     const std::size_t parts = std::clamp<std::size_t>(bytes / least_part, 1, threads.size());
     const std::size_t part = (bytes + parts - 1) / parts;
     threads.copy(to, from, bytes, part, (bytes + part - 1) / part);

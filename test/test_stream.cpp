@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <future>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace clreduce;
@@ -179,6 +181,24 @@ TEST_CASE("the parallel copy copies every byte, from any number of threads at on
         callers.push_back(std::async(std::launch::async, copied_right, seed));
     for (auto& caller : callers)
         CHECK(caller.get());
+}
+
+TEST_CASE("a child forked after the copy threads started copies without them", "[stream]") {
+    const std::vector<unsigned char> from(std::size_t{3} << 20, 7);
+    std::vector<unsigned char> to(from.size());
+    copy_in_parallel(to.data(), from.data(), from.size()); // starts the threads
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        alarm(10); // a copy that waits for the parent's threads ends here, killed
+        std::vector<unsigned char> copy(from.size());
+        copy_in_parallel(copy.data(), from.data(), from.size());
+        _exit(copy == from ? 0 : 1);
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
 }
 
 TEST_CASE("a stream's chunk is never longer than its input", "[device][stream]") {
