@@ -67,12 +67,21 @@ std::string collective_relay(const std::string& scope, const TypeInfo& type, con
     return "accum_t " + scope + "_reduce_op(accum_t x) { return " + body + "; }\n";
 }
 
+/// The flags of reduce.cl's sum of bytes (read4), for a sum of a 1-byte integer type's values
+/// (int8 signed) that no map changes one by one; else none.
+std::string byte_sum_options(const TypeInfo& input, Op op, Reads reads, bool mapped) {
+    if (op != Op::sum || reads != Reads::values || mapped || input.size != 1 || input.floating())
+        return "";
+    return std::string(" -D REDUCE_SUM_BYTES") +
+           (input.type == DataType::int8 ? " -D REDUCE_SIGNED_BYTES" : "");
+}
+
 /// load() and loadn(): the row's, else an element and a vector of the buffer.
 std::string loads(const TypeInfo& input) {
     const std::string load = input.load ? input.load : "in[i]";
-    const std::string loadn = input.loadn ? input.loadn : "((global const valuen_t*)in)[v]";
+    const std::string loadn = input.loadn ? input.loadn : "return ((global const valuen_t*)in)[v];";
     return "value_t load(global const input_t* in, ulong i) { return " + load + "; }\n" +
-           "valuen_t loadn(global const input_t* in, ulong v) { return " + loadn + "; }\n";
+           "valuen_t loadn(global const input_t* in, ulong v) { " + loadn + " }\n";
 }
 
 /// `lane` (over $L, the lane x, y, z or w, and $I, its index from i) on each lane, returned as
@@ -181,7 +190,7 @@ bool has_builtin(Op op, DataType accumulator) {
     return row.builtin && (row.builtin_for_floating || !info(accumulator).floating());
 }
 
-std::string type_options(DataType input, DataType accumulator, Op op, Reads reads) {
+std::string type_options(DataType input, DataType accumulator, Op op, Reads reads, bool mapped) {
     const auto& in = info(input);
     const bool indexed = info(op).indexed;
     // argmin's and argmax's partials are pairs (accum_t), and four in a row an accum4_t.
@@ -195,7 +204,7 @@ std::string type_options(DataType input, DataType accumulator, Op op, Reads read
            " -D REDUCE_VALUE4=" + (pairs ? "accum4_t" : value + "4") +
            " -D REDUCE_VALUEN=" + (pairs ? "accum4_t" : value + per_load) +
            " -D REDUCE_VALUES_PER_LOAD=" + per_load + " -D REDUCE_ACCUM=" + accum +
-           " -D REDUCE_ACCUM4=" + accum + "4";
+           " -D REDUCE_ACCUM4=" + accum + "4" + byte_sum_options(in, op, reads, mapped);
 }
 
 std::string op_definitions(Op op, Path path, DataType input, DataType accumulator,

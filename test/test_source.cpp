@@ -100,7 +100,8 @@ TEST_CASE("values are loaded by their row and mapped to the accumulator", "[sour
     CHECK_THAT(bytes, Catch::Contains("accum4_t map4(value4_t x, ulong i) { return "
                                       "convert_long4(x); }"));
     const auto half = op_definitions(Op::sum, Path::tree, DataType::float16, DataType::float32);
-    CHECK_THAT(half, Catch::Contains("return vloada_half8(v, in);"));
+    CHECK_THAT(half, Catch::Contains("const ushort8 bits = ((global const ushort8*)in)[v]; "
+                                     "return vload_half8(0, (const private half*)&bits);"));
     CHECK_THAT(half, Catch::Contains("accum4_t map4(value4_t x, ulong i) { return x; }"));
     const auto brain = op_definitions(Op::max, Path::tree, DataType::bfloat16, DataType::float32);
     CHECK_THAT(brain, Catch::Contains("return as_float((uint)in[i] << 16);"));
@@ -111,6 +112,28 @@ TEST_CASE("values are loaded by their row and mapped to the accumulator", "[sour
           "-D REDUCE_INPUT=half -D REDUCE_VALUE=float -D REDUCE_VALUE4=float4 -D "
           "REDUCE_VALUEN=float8 -D REDUCE_VALUES_PER_LOAD=8 -D REDUCE_ACCUM=float -D "
           "REDUCE_ACCUM4=float4");
+}
+
+TEST_CASE("sums of bytes add a load's bytes in words, unless a map changes each value",
+          "[source]") {
+    const auto bytes = [](DataType type, DataType accumulator, Op op, Reads reads, bool mapped) {
+        const auto options = type_options(type, accumulator, op, reads, mapped);
+        const auto flags = options.find(" -D REDUCE_SUM_BYTES");
+        return flags == std::string::npos ? std::string() : options.substr(flags);
+    };
+    const auto values = Reads::values;
+    CHECK(bytes(DataType::int8, DataType::int64, Op::sum, values, false) ==
+          " -D REDUCE_SUM_BYTES -D REDUCE_SIGNED_BYTES");
+    CHECK(bytes(DataType::int8, DataType::int32, Op::sum, values, false) ==
+          " -D REDUCE_SUM_BYTES -D REDUCE_SIGNED_BYTES");
+    CHECK(bytes(DataType::uint8, DataType::uint64, Op::sum, values, false) ==
+          " -D REDUCE_SUM_BYTES");
+    CHECK(bytes(DataType::boolean, DataType::uint64, Op::sum, values, false) ==
+          " -D REDUCE_SUM_BYTES");
+    CHECK(bytes(DataType::int8, DataType::int64, Op::sum, values, true).empty());
+    CHECK(bytes(DataType::int8, DataType::int64, Op::max, values, false).empty());
+    CHECK(bytes(DataType::int16, DataType::int64, Op::sum, values, false).empty());
+    CHECK(bytes(DataType::int64, DataType::int64, Op::sum, Reads::partials, false).empty());
 }
 
 TEST_CASE("only the chosen path's built-in is referenced", "[source]") {

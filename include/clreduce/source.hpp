@@ -56,10 +56,12 @@ std::string complete_kernel_source(const std::string& kernel_text, Op op, Path p
                                    Reads reads = Reads::values);
 
 /// The -D flags that give reduce.cl its types (REDUCE_INPUT, REDUCE_VALUE, REDUCE_ACCUM and
-/// their vectors), how many values one load reads (REDUCE_VALUES_PER_LOAD) and, for argmin and
-/// argmax, REDUCE_INDEXED, whose partials are pairs.
+/// their vectors), how many values one load reads (REDUCE_VALUES_PER_LOAD), for argmin and
+/// argmax REDUCE_INDEXED, whose partials are pairs, and for a sum of the values of a 1-byte
+/// integer type that the user does not map (`mapped`) REDUCE_SUM_BYTES, which adds a load's
+/// bytes in 32-bit words (REDUCE_SIGNED_BYTES: int8's).
 std::string type_options(DataType input, DataType accumulator, Op op = Op::sum,
-                         Reads reads = Reads::values);
+                         Reads reads = Reads::values, bool mapped = false);
 
 /// Whether a work-group and sub-group built-in computes `op` on `accumulator`.
 bool has_builtin(Op op, DataType accumulator);
