@@ -77,15 +77,19 @@ accum4_t op4(accum4_t a, accum4_t b);              // op on each lane, as one ve
 accum4_t op4_in_order(accum4_t a, accum4_t b);     // op4 where b's values come after a's in
                                                    // the input: argmin and argmax skip the
                                                    // index (ties keep a)
+value4_t op4_values(value4_t a, value4_t b);       // op4 on values: defined only with
+                                                   // REDUCE_COMBINE_VALUES (read4)
 accum_t work_group_reduce_op(accum_t x);           // defined only when REDUCE_PATH_WORK_GROUP is
 accum_t sub_group_reduce_op(accum_t x);            // defined only when REDUCE_PATH_SUB_GROUP is
 
 // How read4 joins the quarters of a load of 8 or 16 values, named for the mutation tests as
-// the fold's last steps below are: 4-vectors of accumulators, or for sums of bytes the byte
-// sums in 16-bit fields (read4 below).
+// the fold's last steps below are: 4-vectors of accumulators, or of values, or for sums of
+// bytes the byte sums in 16-bit fields (read4 below).
 #ifndef REDUCE_COMBINE_QUARTERS
 #if defined(REDUCE_SUM_BYTES)
 #define REDUCE_COMBINE_QUARTERS(a, b) ((a) + (b))
+#elif defined(REDUCE_COMBINE_VALUES)
+#define REDUCE_COMBINE_QUARTERS(a, b) op4_values(a, b)
 #else
 #define REDUCE_COMBINE_QUARTERS(a, b) op4(a, b)
 #endif
@@ -145,10 +149,20 @@ accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
         value4_t quarter[REDUCE_VALUES_PER_LOAD / 4];
     } x = {loadn(in, v)};
     const ulong i = REDUCE_VALUES_PER_LOAD * v - first + start;
+#if defined(REDUCE_COMBINE_VALUES)
+    // min and max of 1- and 2-byte integers, whose accumulator is wider (int8's is int64),
+    // pick the load's extremes lane by lane in the values' own type, which is exact, and map
+    // only those: 4 conversions and 64-bit comparisons a load instead of 8 or 16.
+    value4_t folded = x.quarter[0];
+    for (uint q = 1; q < REDUCE_VALUES_PER_LOAD / 4; ++q)
+        folded = REDUCE_COMBINE_QUARTERS(folded, x.quarter[q]);
+    return map4(folded, i);
+#else
     accum4_t folded = map4(x.quarter[0], i);
     for (uint q = 1; q < REDUCE_VALUES_PER_LOAD / 4; ++q)
         folded = REDUCE_COMBINE_QUARTERS(folded, map4(x.quarter[q], i + 4 * q));
     return folded;
+#endif
 }
 
 #endif

@@ -114,12 +114,15 @@ TEST_CASE("values are loaded by their row and mapped to the accumulator", "[sour
           "REDUCE_ACCUM4=float4");
 }
 
-TEST_CASE("sums of bytes add a load's bytes in words, unless a map changes each value",
+TEST_CASE("narrow integers' loads combine before their map: sums of bytes in words, min and "
+          "max in the values' type, unless a map changes each value",
           "[source]") {
+    // The flags after the accumulator's, the last of the types'.
     const auto bytes = [](DataType type, DataType accumulator, Op op, Reads reads, bool mapped) {
         const auto options = type_options(type, accumulator, op, reads, mapped);
-        const auto flags = options.find(" -D REDUCE_SUM_BYTES");
-        return flags == std::string::npos ? std::string() : options.substr(flags);
+        const auto accumulator_flag =
+            " -D REDUCE_ACCUM4=" + std::string(info(accumulator).cl_value) + "4";
+        return options.substr(options.find(accumulator_flag) + accumulator_flag.size());
     };
     const auto values = Reads::values;
     CHECK(bytes(DataType::int8, DataType::int64, Op::sum, values, false) ==
@@ -131,9 +134,24 @@ TEST_CASE("sums of bytes add a load's bytes in words, unless a map changes each 
     CHECK(bytes(DataType::boolean, DataType::uint64, Op::sum, values, false) ==
           " -D REDUCE_SUM_BYTES");
     CHECK(bytes(DataType::int8, DataType::int64, Op::sum, values, true).empty());
-    CHECK(bytes(DataType::int8, DataType::int64, Op::max, values, false).empty());
     CHECK(bytes(DataType::int16, DataType::int64, Op::sum, values, false).empty());
     CHECK(bytes(DataType::int64, DataType::int64, Op::sum, Reads::partials, false).empty());
+    CHECK(bytes(DataType::int8, DataType::int64, Op::max, values, false) ==
+          " -D REDUCE_COMBINE_VALUES");
+    CHECK(bytes(DataType::uint16, DataType::uint64, Op::nanmin, values, false) ==
+          " -D REDUCE_COMBINE_VALUES");
+    CHECK(bytes(DataType::int16, DataType::int64, Op::min, values, true).empty());
+    CHECK(bytes(DataType::int16, DataType::int64, Op::prod, values, false).empty());
+    CHECK(bytes(DataType::int8, DataType::uint32, Op::any, values, false).empty());
+    CHECK(bytes(DataType::int16, DataType::int16, Op::argmax, values, false).empty());
+    CHECK(bytes(DataType::float16, DataType::float32, Op::max, values, false).empty());
+    CHECK(bytes(DataType::int32, DataType::int32, Op::max, values, false).empty());
+    const auto max = op_definitions(Op::max, Path::tree, DataType::int16, DataType::int64);
+    CHECK_THAT(max, Catch::Contains("value4_t op4_values(value4_t a, value4_t b) { return max(a, "
+                                    "b); }"));
+    const auto mapped =
+        op_definitions(Op::max, Path::tree, DataType::int16, DataType::int64, {"", "", "x * x"});
+    CHECK_THAT(mapped, !Catch::Contains("op4_values"));
 }
 
 TEST_CASE("only the chosen path's built-in is referenced", "[source]") {
