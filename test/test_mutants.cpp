@@ -37,12 +37,15 @@ std::uint64_t telling_length(const Reducer& reducer) {
 }
 
 /// Where a lost value hides the extreme of a min or max: the last tail value, the first
-/// vector's last lane, and the fourth accumulator's first vector with the contiguous (CPU)
-/// and the strided (GPU) layout.
+/// vector's last lane, a load's last quarter (value 12: a load of 8 or 16 values), and the
+/// fourth accumulator's first vector with the contiguous (CPU) and the strided (GPU) layout.
 std::vector<std::uint64_t> hiding_places(const Reducer& reducer, std::uint64_t length) {
     const auto first = reducer.plan(length).front();
     const std::uint64_t items = std::uint64_t{first.work_groups} * first.work_group_size;
-    return {length - 1, 3, 12, 12 * items};
+    const std::uint64_t fourth = 3 * info(reducer.type()).values_per_load();
+    if (fourth == 12)
+        return {length - 1, 3, 12, 12 * items};
+    return {length - 1, 3, 12, fourth, fourth * items};
 }
 
 /// clreduce's random input for the reducer's type and op; for min and max (argmin and argmax),
