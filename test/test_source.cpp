@@ -117,35 +117,43 @@ TEST_CASE("values are loaded by their row and mapped to the accumulator", "[sour
 TEST_CASE("narrow integers' loads combine before their map: sums of bytes in words, min and "
           "max in the values' type, unless a map changes each value",
           "[source]") {
-    // The flags after the accumulator's, the last of the types'.
-    const auto bytes = [](DataType type, DataType accumulator, Op op, Reads reads, bool mapped) {
-        const auto options = type_options(type, accumulator, op, reads, mapped);
-        const auto accumulator_flag =
-            " -D REDUCE_ACCUM4=" + std::string(info(accumulator).cl_value) + "4";
-        return options.substr(options.find(accumulator_flag) + accumulator_flag.size());
+    using T = DataType;
+    struct Case {
+        DataType type, accumulator;
+        Op op;
+        Reads reads;
+        bool mapped;
+        const char* flags; // after the accumulator's, the last of the types'
     };
     const auto values = Reads::values;
-    CHECK(bytes(DataType::int8, DataType::int64, Op::sum, values, false) ==
-          " -D REDUCE_SUM_BYTES -D REDUCE_SIGNED_BYTES");
-    CHECK(bytes(DataType::int8, DataType::int32, Op::sum, values, false) ==
-          " -D REDUCE_SUM_BYTES -D REDUCE_SIGNED_BYTES");
-    CHECK(bytes(DataType::uint8, DataType::uint64, Op::sum, values, false) ==
-          " -D REDUCE_SUM_BYTES");
-    CHECK(bytes(DataType::boolean, DataType::uint64, Op::sum, values, false) ==
-          " -D REDUCE_SUM_BYTES");
-    CHECK(bytes(DataType::int8, DataType::int64, Op::sum, values, true).empty());
-    CHECK(bytes(DataType::int16, DataType::int64, Op::sum, values, false).empty());
-    CHECK(bytes(DataType::int64, DataType::int64, Op::sum, Reads::partials, false).empty());
-    CHECK(bytes(DataType::int8, DataType::int64, Op::max, values, false) ==
-          " -D REDUCE_COMBINE_VALUES");
-    CHECK(bytes(DataType::uint16, DataType::uint64, Op::nanmin, values, false) ==
-          " -D REDUCE_COMBINE_VALUES");
-    CHECK(bytes(DataType::int16, DataType::int64, Op::min, values, true).empty());
-    CHECK(bytes(DataType::int16, DataType::int64, Op::prod, values, false).empty());
-    CHECK(bytes(DataType::int8, DataType::uint32, Op::any, values, false).empty());
-    CHECK(bytes(DataType::int16, DataType::int16, Op::argmax, values, false).empty());
-    CHECK(bytes(DataType::float16, DataType::float32, Op::max, values, false).empty());
-    CHECK(bytes(DataType::int32, DataType::int32, Op::max, values, false).empty());
+    const std::string bytes = " -D REDUCE_SUM_BYTES";
+    const std::string signed_bytes = " -D REDUCE_SUM_BYTES -D REDUCE_SIGNED_BYTES";
+    const std::string in_values = " -D REDUCE_COMBINE_VALUES";
+    const Case cases[] = {
+        {T::int8, T::int64, Op::sum, values, false, signed_bytes.c_str()},
+        {T::int8, T::int32, Op::sum, values, false, signed_bytes.c_str()},
+        {T::uint8, T::uint64, Op::sum, values, false, bytes.c_str()},
+        {T::boolean, T::uint64, Op::sum, values, false, bytes.c_str()},
+        {T::int8, T::int64, Op::sum, values, true, ""},
+        {T::int16, T::int64, Op::sum, values, false, ""},
+        {T::int64, T::int64, Op::sum, Reads::partials, false, ""},
+        {T::int8, T::int64, Op::max, values, false, in_values.c_str()},
+        {T::uint16, T::uint64, Op::nanmin, values, false, in_values.c_str()},
+        {T::int16, T::int64, Op::min, values, true, ""},
+        {T::int16, T::int64, Op::prod, values, false, ""},
+        {T::int8, T::uint32, Op::any, values, false, ""},
+        {T::int16, T::int16, Op::argmax, values, false, ""},
+        {T::float16, T::float32, Op::max, values, false, ""},
+        {T::int32, T::int32, Op::max, values, false, ""},
+    };
+    for (const auto& c : cases) {
+        const auto options = type_options(c.type, c.accumulator, c.op, c.reads, c.mapped);
+        const auto accumulator_flag =
+            " -D REDUCE_ACCUM4=" + std::string(info(c.accumulator).cl_value) + "4";
+        INFO(name_of(c.type) << " " << name_of(c.op) << " in " << name_of(c.accumulator)
+                             << (c.mapped ? ", mapped" : ""));
+        CHECK(options.substr(options.find(accumulator_flag) + accumulator_flag.size()) == c.flags);
+    }
     const auto max = op_definitions(Op::max, Path::tree, DataType::int16, DataType::int64);
     CHECK_THAT(max, Catch::Contains("value4_t op4_values(value4_t a, value4_t b) { return max(a, "
                                     "b); }"));
