@@ -77,14 +77,65 @@ accum4_t op4(accum4_t a, accum4_t b);              // op on each lane, as one ve
 accum4_t op4_in_order(accum4_t a, accum4_t b);     // op4 where b's values come after a's in
                                                    // the input: argmin and argmax skip the
                                                    // index (ties keep a)
+value4_t op4_values(value4_t a, value4_t b);       // op4 on values: defined only with
+                                                   // REDUCE_COMBINE_VALUES (read4)
 accum_t work_group_reduce_op(accum_t x);           // defined only when REDUCE_PATH_WORK_GROUP is
 accum_t sub_group_reduce_op(accum_t x);            // defined only when REDUCE_PATH_SUB_GROUP is
 
 // How read4 joins the quarters of a load of 8 or 16 values, named for the mutation tests as
-// the fold's last steps below are.
+// the fold's last steps below are: 4-vectors of accumulators, or of values, or for sums of
+// bytes the byte sums in 16-bit fields (read4 below).
 #ifndef REDUCE_COMBINE_QUARTERS
+#if defined(REDUCE_SUM_BYTES)
+#define REDUCE_COMBINE_QUARTERS(a, b) ((a) + (b))
+#elif defined(REDUCE_COMBINE_VALUES)
+#define REDUCE_COMBINE_QUARTERS(a, b) op4_values(a, b)
+#else
 #define REDUCE_COMBINE_QUARTERS(a, b) op4(a, b)
 #endif
+#endif
+
+#if defined(REDUCE_SUM_BYTES)
+
+// Sums of 1-byte integers (int8, uint8, bool; -D REDUCE_SUM_BYTES, and REDUCE_SIGNED_BYTES for
+// int8) add a load's 16 bytes within 32-bit words before anything widens to the accumulator:
+// widening each byte to a 64-bit lane and adding it there held the int8 sum to 88% of the
+// stream read on an H100, this reaches it (docs/ops-and-types.md). A quarter is one word, 4
+// bytes: its even and its odd bytes add into two 16-bit fields, at most 2 * 255 each, and two
+// quarters' fields at most 4 * 255 < 2^16, so no field carries into the next and every sum is
+// exact. int8 bytes are first offset into 0 ... 255 (x ^ 0x80 is x + 128 for a signed byte),
+// and the offset, 128 for each of a field's 4 bytes, is taken back in 32 bits. Each lane is
+// then the exact sum of its 4 values, whose conversion to the accumulator and additions there
+// wrap around as the values' own would, one by one.
+#if defined(REDUCE_SIGNED_BYTES)
+#define REDUCE_BYTE_OFFSET 128u
+#else
+#define REDUCE_BYTE_OFFSET 0u
+#endif
+
+// The sums of a word's even and of its odd bytes, each offset as above, in 16-bit fields.
+uint sum_bytes_in_fields(uint word) {
+    const uint offset = word ^ (REDUCE_BYTE_OFFSET * 0x01010101u);
+    return (offset & 0x00ff00ffu) + ((offset >> 8) & 0x00ff00ffu);
+}
+
+// Values nv ... nv + 15 of the buffer, summed into one 4-vector of accumulators: the fields of
+// the first two quarters and of the last two, one field a lane. The index plays no part.
+accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
+    const union {
+        valuen_t all;
+        uint quarter[4];
+    } x = {loadn(in, v)};
+    const uint front = REDUCE_COMBINE_QUARTERS(sum_bytes_in_fields(x.quarter[0]),
+                                               sum_bytes_in_fields(x.quarter[1]));
+    const uint back = REDUCE_COMBINE_QUARTERS(sum_bytes_in_fields(x.quarter[2]),
+                                              sum_bytes_in_fields(x.quarter[3]));
+    const int4 sums = as_int4((uint4)(front & 0xffffu, front >> 16, back & 0xffffu, back >> 16)) -
+                      (int)(4 * REDUCE_BYTE_OFFSET);
+    return (accum4_t)((accum_t)sums.x, (accum_t)sums.y, (accum_t)sums.z, (accum_t)sums.w);
+}
+
+#else
 
 // Values nv ... nv + n - 1 of the buffer (n = REDUCE_VALUES_PER_LOAD), mapped into one
 // 4-vector of accumulators; in[first] has the index `start` (its place in the whole input,
@@ -98,11 +149,23 @@ accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
         value4_t quarter[REDUCE_VALUES_PER_LOAD / 4];
     } x = {loadn(in, v)};
     const ulong i = REDUCE_VALUES_PER_LOAD * v - first + start;
+#if defined(REDUCE_COMBINE_VALUES)
+    // min and max of 1- and 2-byte integers, whose accumulator is wider (int8's is int64),
+    // pick the load's extremes lane by lane in the values' own type, which is exact, and map
+    // only those: 4 conversions and 64-bit comparisons a load instead of 8 or 16.
+    value4_t folded = x.quarter[0];
+    for (uint q = 1; q < REDUCE_VALUES_PER_LOAD / 4; ++q)
+        folded = REDUCE_COMBINE_QUARTERS(folded, x.quarter[q]);
+    return map4(folded, i);
+#else
     accum4_t folded = map4(x.quarter[0], i);
     for (uint q = 1; q < REDUCE_VALUES_PER_LOAD / 4; ++q)
         folded = REDUCE_COMBINE_QUARTERS(folded, map4(x.quarter[q], i + 4 * q));
     return folded;
+#endif
 }
+
+#endif
 
 // The fold's last steps, named so that the mutation tests (test/test_mutants.cpp) can break
 // one of them, as a -D would, and check that validation notices; every other build takes

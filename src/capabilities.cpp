@@ -235,12 +235,12 @@ bool reads_contiguous_runs(const DeviceReport& report) {
 }
 
 std::string build_options(const DeviceReport& report, Path path, Finish finish, DataType type,
-                          std::optional<DataType> accumulator, Op op, Reads reads) {
+                          std::optional<DataType> accumulator, Op op, Reads reads, bool mapped) {
     std::string options;
     const auto add = [&](const std::string& flag) {
         options += (options.empty() ? "" : " ") + flag;
     };
-    add(type_options(type, accumulator.value_or(type), op, reads));
+    add(type_options(type, accumulator.value_or(type), op, reads, mapped));
     const bool last_group = finish == Finish::last_group;
     const bool ordered_atomics =
         last_group && finish_ordering(report) == FinishOrdering::memory_model;

@@ -115,8 +115,9 @@ Policy policy_for(const DeviceReport& report, const Recipe& recipe) {
     // PoCL 5.0 aborts (its kernel library lacks __pocl_work_group_alloca) when a sub-group
     // kernel runs in work-groups of fewer than 4 work-items.
     policy.smallest_work_group = policy.path == Path::sub_group ? 4 : 1;
-    policy.build_options = build_options(report, policy.path, policy.finish, recipe.type,
-                                         policy.accumulator, recipe.op, Reads::values);
+    policy.build_options =
+        build_options(report, policy.path, policy.finish, recipe.type, policy.accumulator,
+                      recipe.op, Reads::values, !recipe.user.map.empty());
     policy.partials_build_options =
         build_options(report, policy.path, policy.finish, policy.accumulator, policy.accumulator,
                       recipe.op, Reads::partials);

@@ -67,12 +67,39 @@ std::string collective_relay(const std::string& scope, const TypeInfo& type, con
     return "accum_t " + scope + "_reduce_op(accum_t x) { return " + body + "; }\n";
 }
 
+/// Whether read4 may combine a load's quarters before it maps them (reduce.cl): where the
+/// program reads an integer type's values, 8 or 16 a load, that no map changes one by one.
+bool combines_before_map(const TypeInfo& input, Reads reads, bool mapped) {
+    return reads == Reads::values && !mapped && !input.floating() && input.size <= 2;
+}
+
+/// Whether `op` returns one of its operands (min, max, nanmin, nanmax), which it computes
+/// exactly in any type that holds them.
+bool picks_an_operand(const OpInfo& op) {
+    return op.rounding == Rounding::none && !op.indexed && !op.map;
+}
+
+/// The flags by which read4 combines a load's quarters before it maps them, where it may: in
+/// the values' own type for min and max (REDUCE_COMBINE_VALUES, with op4_values()), as bytes
+/// in 32-bit words for a sum of 1-byte values (REDUCE_SUM_BYTES; REDUCE_SIGNED_BYTES for
+/// int8's); else none.
+std::string quarter_options(const TypeInfo& input, Op op, Reads reads, bool mapped) {
+    if (!combines_before_map(input, reads, mapped))
+        return "";
+    if (picks_an_operand(info(op)))
+        return " -D REDUCE_COMBINE_VALUES";
+    if (op != Op::sum || input.size != 1)
+        return "";
+    return std::string(" -D REDUCE_SUM_BYTES") +
+           (input.type == DataType::int8 ? " -D REDUCE_SIGNED_BYTES" : "");
+}
+
 /// load() and loadn(): the row's, else an element and a vector of the buffer.
 std::string loads(const TypeInfo& input) {
     const std::string load = input.load ? input.load : "in[i]";
-    const std::string loadn = input.loadn ? input.loadn : "((global const valuen_t*)in)[v]";
+    const std::string loadn = input.loadn ? input.loadn : "return ((global const valuen_t*)in)[v];";
     return "value_t load(global const input_t* in, ulong i) { return " + load + "; }\n" +
-           "valuen_t loadn(global const input_t* in, ulong v) { return " + loadn + "; }\n";
+           "valuen_t loadn(global const input_t* in, ulong v) { " + loadn + " }\n";
 }
 
 /// `lane` (over $L, the lane x, y, z or w, and $I, its index from i) on each lane, returned as
@@ -181,7 +208,7 @@ bool has_builtin(Op op, DataType accumulator) {
     return row.builtin && (row.builtin_for_floating || !info(accumulator).floating());
 }
 
-std::string type_options(DataType input, DataType accumulator, Op op, Reads reads) {
+std::string type_options(DataType input, DataType accumulator, Op op, Reads reads, bool mapped) {
     const auto& in = info(input);
     const bool indexed = info(op).indexed;
     // argmin's and argmax's partials are pairs (accum_t), and four in a row an accum4_t.
@@ -195,7 +222,7 @@ std::string type_options(DataType input, DataType accumulator, Op op, Reads read
            " -D REDUCE_VALUE4=" + (pairs ? "accum4_t" : value + "4") +
            " -D REDUCE_VALUEN=" + (pairs ? "accum4_t" : value + per_load) +
            " -D REDUCE_VALUES_PER_LOAD=" + per_load + " -D REDUCE_ACCUM=" + accum +
-           " -D REDUCE_ACCUM4=" + accum + "4";
+           " -D REDUCE_ACCUM4=" + accum + "4" + quarter_options(in, op, reads, mapped);
 }
 
 std::string op_definitions(Op op, Path path, DataType input, DataType accumulator,
@@ -209,6 +236,9 @@ std::string op_definitions(Op op, Path path, DataType input, DataType accumulato
     text += maps(row, info(input), accum, user.map, reads);
     text += combinations(op, accumulator, user);
     text += in_order_combination(row, accum, reads);
+    if (picks_an_operand(row) && combines_before_map(info(input), reads, !user.map.empty()))
+        text += "value4_t op4_values(value4_t a, value4_t b) { return " +
+                combination(row, info(input), "4") + "; }\n";
     if (path == Path::work_group)
         text += collective_relay("work_group", accum, row);
     if (path == Path::sub_group)

@@ -128,10 +128,12 @@ const std::vector<Combination>& combinations() {
     return all;
 }
 
-const std::vector<Combination>& wide_load_sums() {
+const std::vector<Combination>& wide_loads() {
     static const auto all = find_combinations([](DataType type, Op op) {
-        return op == Op::sum && (type == DataType::int8 || type == DataType::int16 ||
-                                 type == DataType::float16 || type == DataType::bfloat16);
+        const bool sums = op == Op::sum && (type == DataType::int8 || type == DataType::uint8 ||
+                                            type == DataType::int16 || type == DataType::float16 ||
+                                            type == DataType::bfloat16);
+        return sums || (op == Op::min && (type == DataType::int8 || type == DataType::int16));
     });
     return all;
 }
@@ -139,7 +141,7 @@ const std::vector<Combination>& wide_load_sums() {
 const std::vector<Combination>& combinations_and_wide_loads() {
     static const auto all = [] {
         auto both = combinations();
-        both.insert(both.end(), wide_load_sums().begin(), wide_load_sums().end());
+        both.insert(both.end(), wide_loads().begin(), wide_loads().end());
         return both;
     }();
     return all;

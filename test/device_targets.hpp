@@ -36,9 +36,11 @@ struct Combination {
 const std::vector<Combination>& combinations();
 
 /// The same for the sums of one type per load the kernel makes of 8 or 16 values (int8,
-/// int16, float16 and bfloat16), whose heads, vectors and tails split the input otherwise.
-const std::vector<Combination>& wide_load_sums();
-/// combinations(), then wide_load_sums().
+/// int16, float16 and bfloat16), whose heads, vectors and tails split the input otherwise, and
+/// for the loads it combines before their map: uint8's sum beside int8's (bytes added in
+/// words, unsigned and signed), int8's and int16's min (in the values' own type).
+const std::vector<Combination>& wide_loads();
+/// combinations(), then wide_loads().
 const std::vector<Combination>& combinations_and_wide_loads();
 
 /// The same for every op and every type, on the paths with a built-in for the op (the tree

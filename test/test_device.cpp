@@ -98,6 +98,39 @@ TEST_CASE("every device wraps integer sums around and finds the type's extremes"
         }
 }
 
+TEST_CASE("sums of bytes wrap around in a 32-bit accumulator as the values one by one would",
+          "[device]") {
+    // 2^25 + 3 bytes of 127, of -128 or of 255 pass the range of int32 or uint32; the kernel
+    // adds a load's bytes in words first (REDUCE_SUM_BYTES), the host one value at a time.
+    const std::uint64_t length = (std::uint64_t{1} << 25) + 3;
+    const std::pair<HostValues, DataType> cases[] = {
+        {filled<cl_char>(length, 127, 127), DataType::int32},
+        {filled<cl_char>(length, -128, -128), DataType::int32},
+        {filled<cl_char>(length, -128, 5), DataType::uint32},
+        {filled<cl_uchar>(length, 255, 255), DataType::uint32},
+        {filled<cl_uchar>(length, 255, 3), DataType::int32}};
+    for (const auto& combination : combinations()) {
+        if (combination.recipe.type != DataType::int32 || combination.recipe.op != Op::sum)
+            continue;
+        DYNAMIC_SECTION(combination.name()) {
+            const auto& target = *combination.target;
+            for (const auto& [values, accumulator] : cases) {
+                auto recipe = combination.recipe;
+                recipe.type = type_of(values);
+                recipe.accumulate = accumulator;
+                const auto reducer = make_reducer(target, recipe);
+                REQUIRE(reducer);
+                const auto input = upload(target.queue, values);
+                const auto device = reducer->reduce(target.queue.queue, input, 0, length);
+                const auto host = host_reduce(Op::sum, values, length, accumulator).value;
+                INFO(name_of(recipe.type) << " in " << name_of(accumulator) << ": device "
+                                          << to_string(device) << ", host " << to_string(host));
+                CHECK(device == host);
+            }
+        }
+    }
+}
+
 TEST_CASE("an input in several buffers reduces like one", "[device]") {
     // Pieces of one value, of odd lengths, and of one work-group's worth and one more.
     const std::uint64_t length = 300007;

@@ -38,16 +38,20 @@ std::uint64_t telling_length(const Reducer& reducer) {
 }
 
 /// Where a lost value hides the extreme of a min or max: the last tail value, the first
-/// vector's last lane, and the fourth accumulator's first vector with the contiguous (CPU)
-/// and the strided (GPU) layout.
+/// vector's last lane, a load's last quarter (value 12: a load of 8 or 16 values), and the
+/// fourth accumulator's first vector with the contiguous (CPU) and the strided (GPU) layout.
 std::vector<std::uint64_t> hiding_places(const Reducer& reducer, std::uint64_t length) {
     const auto first = reducer.plan(length).front();
     const std::uint64_t items = std::uint64_t{first.work_groups} * first.work_group_size;
-    return {length - 1, 3, 12, 12 * items};
+    const std::uint64_t fourth = 3 * info(reducer.type()).values_per_load();
+    if (fourth == 12)
+        return {length - 1, 3, 12, 12 * items};
+    return {length - 1, 3, 12, fourth, fourth * items};
 }
 
 /// clreduce's random input for the reducer's type and op; for min and max (argmin and argmax),
-/// one copy per hiding place with the extreme planted there.
+/// one copy per hiding place with the extreme planted there, the only one: random bytes and
+/// shorts hold the extreme too, which is moved one step inwards.
 std::vector<HostValues> telling_inputs(const Reducer& reducer, std::uint64_t length) {
     const auto drawn = random_values(reducer.type(), reducer.op(), length, 1);
     if (reducer.op() == Op::sum)
@@ -59,8 +63,12 @@ std::vector<HostValues> telling_inputs(const Reducer& reducer, std::uint64_t len
             [&](auto& values) {
                 using T = typename std::decay_t<decltype(values)>::value_type;
                 const bool least = reducer.op() == Op::min || reducer.op() == Op::argmin;
-                values.at(place) =
+                const T extreme =
                     least ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+                if constexpr (std::is_integral_v<T>)
+                    std::replace(values.begin(), values.end(), extreme,
+                                 static_cast<T>(least ? extreme + 1 : extreme - 1));
+                values.at(place) = extreme;
             },
             planted);
         inputs.push_back(std::move(planted));
@@ -80,7 +88,8 @@ bool validates(Reducer& reducer, const DeviceQueue& queue, const HostValues& val
 TEST_CASE("validation fails a kernel that loses a value, a lane, an accumulator or a quarter",
           "[device][mutants]") {
     // argmin's and argmax's pairs and their struct lanes too, on two types whose random
-    // values leave the planted extreme the only one.
+    // values leave the planted extreme the only one (combinations_and_wide_loads() has the
+    // narrow types' min, whose loads combine before their map).
     const auto indexed = [](const Recipe& recipe) {
         return info(recipe.op).indexed &&
                (recipe.type == DataType::int32 || recipe.type == DataType::float32);

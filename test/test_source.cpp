@@ -100,7 +100,8 @@ TEST_CASE("values are loaded by their row and mapped to the accumulator", "[sour
     CHECK_THAT(bytes, Catch::Contains("accum4_t map4(value4_t x, ulong i) { return "
                                       "convert_long4(x); }"));
     const auto half = op_definitions(Op::sum, Path::tree, DataType::float16, DataType::float32);
-    CHECK_THAT(half, Catch::Contains("return vloada_half8(v, in);"));
+    CHECK_THAT(half, Catch::Contains("const ushort8 bits = ((global const ushort8*)in)[v]; "
+                                     "return vload_half8(0, (const private half*)&bits);"));
     CHECK_THAT(half, Catch::Contains("accum4_t map4(value4_t x, ulong i) { return x; }"));
     const auto brain = op_definitions(Op::max, Path::tree, DataType::bfloat16, DataType::float32);
     CHECK_THAT(brain, Catch::Contains("return as_float((uint)in[i] << 16);"));
@@ -111,6 +112,54 @@ TEST_CASE("values are loaded by their row and mapped to the accumulator", "[sour
           "-D REDUCE_INPUT=half -D REDUCE_VALUE=float -D REDUCE_VALUE4=float4 -D "
           "REDUCE_VALUEN=float8 -D REDUCE_VALUES_PER_LOAD=8 -D REDUCE_ACCUM=float -D "
           "REDUCE_ACCUM4=float4");
+}
+
+TEST_CASE("narrow integers' loads combine before their map: sums of bytes in words, min and "
+          "max in the values' type, unless a map changes each value",
+          "[source]") {
+    using T = DataType;
+    struct Case {
+        DataType type, accumulator;
+        Op op;
+        Reads reads;
+        bool mapped;
+        const char* flags; // after the accumulator's, the last of the types'
+    };
+    const auto values = Reads::values;
+    const std::string bytes = " -D REDUCE_SUM_BYTES";
+    const std::string signed_bytes = " -D REDUCE_SUM_BYTES -D REDUCE_SIGNED_BYTES";
+    const std::string in_values = " -D REDUCE_COMBINE_VALUES";
+    const Case cases[] = {
+        {T::int8, T::int64, Op::sum, values, false, signed_bytes.c_str()},
+        {T::int8, T::int32, Op::sum, values, false, signed_bytes.c_str()},
+        {T::uint8, T::uint64, Op::sum, values, false, bytes.c_str()},
+        {T::boolean, T::uint64, Op::sum, values, false, bytes.c_str()},
+        {T::int8, T::int64, Op::sum, values, true, ""},
+        {T::int16, T::int64, Op::sum, values, false, ""},
+        {T::int64, T::int64, Op::sum, Reads::partials, false, ""},
+        {T::int8, T::int64, Op::max, values, false, in_values.c_str()},
+        {T::uint16, T::uint64, Op::nanmin, values, false, in_values.c_str()},
+        {T::int16, T::int64, Op::min, values, true, ""},
+        {T::int16, T::int64, Op::prod, values, false, ""},
+        {T::int8, T::uint32, Op::any, values, false, ""},
+        {T::int16, T::int16, Op::argmax, values, false, ""},
+        {T::float16, T::float32, Op::max, values, false, ""},
+        {T::int32, T::int32, Op::max, values, false, ""},
+    };
+    for (const auto& c : cases) {
+        const auto options = type_options(c.type, c.accumulator, c.op, c.reads, c.mapped);
+        const auto accumulator_flag =
+            " -D REDUCE_ACCUM4=" + std::string(info(c.accumulator).cl_value) + "4";
+        INFO(name_of(c.type) << " " << name_of(c.op) << " in " << name_of(c.accumulator)
+                             << (c.mapped ? ", mapped" : ""));
+        CHECK(options.substr(options.find(accumulator_flag) + accumulator_flag.size()) == c.flags);
+    }
+    const auto max = op_definitions(Op::max, Path::tree, DataType::int16, DataType::int64);
+    CHECK_THAT(max, Catch::Contains("value4_t op4_values(value4_t a, value4_t b) { return max(a, "
+                                    "b); }"));
+    const auto mapped =
+        op_definitions(Op::max, Path::tree, DataType::int16, DataType::int64, {"", "", "x * x"});
+    CHECK_THAT(mapped, !Catch::Contains("op4_values"));
 }
 
 TEST_CASE("only the chosen path's built-in is referenced", "[source]") {

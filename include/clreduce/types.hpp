@@ -55,8 +55,9 @@ struct TypeInfo {
     const char* highest;  // OpenCL C: the largest value of cl_value
     double unit_roundoff; // floating point: half an ulp of 1; 0 for integers
     DataType accumulator; // NumPy's accumulator for sum and prod (np.add.reduce's dtype)
-    // OpenCL C that loads value i (a value_t) and values nv ... nv + n - 1 (n values_per_load(),
-    // a valuen_t, aligned) from `in`; null: in[i], and the buffer read as valuen_t.
+    // OpenCL C that loads value i from `in` (an expression of a value_t), and the body of a
+    // function that returns values nv ... nv + n - 1 (n values_per_load(), a valuen_t,
+    // aligned); null: in[i], and the buffer read as valuen_t.
     const char* load = nullptr;
     const char* loadn = nullptr;
     bool floating() const { return unit_roundoff > 0; }

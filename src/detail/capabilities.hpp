@@ -93,13 +93,13 @@ bool reads_contiguous_runs(const DeviceReport& report);
 
 /// The one place that maps the device, path, finish and types to compiler flags: the types
 /// (type_options() of `type` and `accumulator`, by default `type` itself, for `op` reading
-/// `reads`), the -cl-std the
+/// `reads`, the values `mapped` by the user's map or not), the -cl-std the
 /// built-ins and atomics need, the -D that selects the kernel's work-group step, on CPUs the -D
 /// that gives each work-item a contiguous run of the input, and for the last-group finish the -D
 /// that orders its atomics.
 std::string build_options(const DeviceReport& report, Path path, Finish finish = Finish::passes,
                           DataType type = DataType::int32,
                           std::optional<DataType> accumulator = std::nullopt, Op op = Op::sum,
-                          Reads reads = Reads::values);
+                          Reads reads = Reads::values, bool mapped = false);
 
 } // namespace clreduce

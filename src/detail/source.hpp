@@ -43,7 +43,9 @@ std::string read_kernel_file(const std::string& file_name,
 /// the types' table rows. Integer sums and products work on the unsigned twin so that they
 /// wrap around without signed overflow, exactly like the host reference. The user's
 /// expressions are pasted in as they are: op() is `user.reduce` for Op::custom, map() is
-/// `user.map` where given; their 4-vector forms apply them lane by lane.
+/// `user.map` where given; their 4-vector forms apply them lane by lane. Where read4 combines
+/// a load's values before it maps them (REDUCE_COMBINE_VALUES: type_options()), op4_values()
+/// too.
 /// argmin and argmax reduce (value, index) pairs (see partial_size() in ops.hpp); `reads`
 /// says whether the program reads the input's values, which map() pairs with their indices,
 /// or partials, which are pairs already (the input type is then the accumulator's).
@@ -56,10 +58,13 @@ std::string complete_kernel_source(const std::string& kernel_text, Op op, Path p
                                    Reads reads = Reads::values);
 
 /// The -D flags that give reduce.cl its types (REDUCE_INPUT, REDUCE_VALUE, REDUCE_ACCUM and
-/// their vectors), how many values one load reads (REDUCE_VALUES_PER_LOAD) and, for argmin and
-/// argmax, REDUCE_INDEXED, whose partials are pairs.
+/// their vectors), how many values one load reads (REDUCE_VALUES_PER_LOAD), for argmin and
+/// argmax REDUCE_INDEXED, whose partials are pairs, and for the values of a 1- or 2-byte
+/// integer type that the user does not map (`mapped`) how read4 combines a load's quarters
+/// before it maps them: REDUCE_COMBINE_VALUES for min and max, in the values' type, and for a
+/// sum of bytes REDUCE_SUM_BYTES, in 32-bit words (REDUCE_SIGNED_BYTES: int8's).
 std::string type_options(DataType input, DataType accumulator, Op op = Op::sum,
-                         Reads reads = Reads::values);
+                         Reads reads = Reads::values, bool mapped = false);
 
 /// Whether a work-group and sub-group built-in computes `op` on `accumulator`.
 bool has_builtin(Op op, DataType accumulator);
