@@ -57,7 +57,8 @@ std::string complete_kernel_source(const std::string& kernel_text, Op op, Path p
 
 /// The -D flags that give reduce.cl its types (REDUCE_INPUT, REDUCE_VALUE, REDUCE_ACCUM and
 /// their vectors), how many values one load reads (REDUCE_VALUES_PER_LOAD) and, for argmin and
-/// argmax, REDUCE_INDEXED, whose partials are pairs.
+/// argmax, REDUCE_INDEXED, whose partials are pairs, and REDUCE_INDEXING where the pass reads
+/// values, which it pairs with their indices.
 std::string type_options(DataType input, DataType accumulator, Op op = Op::sum,
                          Reads reads = Reads::values);
 
