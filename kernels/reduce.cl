@@ -23,10 +23,10 @@
 //                             and -D REDUCE_INDEXING where the pass reads values (the first),
 //                             which pairs each value with its index (fold_leads).
 // It appends the definitions of load, loadn, map, map4, identity, splat4, op, op4 and, with
-// REDUCE_INDEXING, wins_in_order, for the types and the op chosen on the command line (sum, prod,
-// min, max, ..., or the user's own), and, for the path the device supports, the relay to the
-// matching built-in. Passes after the first read partials: they are built with the accumulator as
-// the input and map as a conversion. It also passes one of
+// REDUCE_INDEXING, wins_in_order and lead_op, for the types and the op chosen on the command line
+// (sum, prod, min, max, ..., or the user's own), and, for the path the device supports, the relay
+// to the matching built-in. Passes after the first read partials: they are built with the
+// accumulator as the input and map as a conversion. It also passes one of
 //   -D REDUCE_PATH_WORK_GROUP   work_group_reduce_<op> (OpenCL C 2.0, or 3.0 with the feature)
 //   -D REDUCE_PATH_SUB_GROUP    sub_group_reduce_<op>  (cl_khr_subgroups or __opencl_c_subgroups)
 // and, with neither, builds the textbook tree reduction in local memory. On CPU devices it
@@ -79,18 +79,18 @@ accum_t work_group_reduce_op(accum_t x);           // defined only when REDUCE_P
 accum_t sub_group_reduce_op(accum_t x);            // defined only when REDUCE_PATH_SUB_GROUP is
 
 // The fold's steps, named so that the mutation tests (test/test_mutants.cpp) can break one of
-// them, as a -D would, and check that validation notices; every other build takes these.
-// REDUCE_COMBINE_QUARTERS joins the quarters of a load of 8 or 16 values (below for
-// argmin's and argmax's first pass), REDUCE_TAIL_END is where the values after the last
-// vector end.
-#if !defined(REDUCE_COMBINE_QUARTERS) && !defined(REDUCE_INDEXING)
-#define REDUCE_COMBINE_QUARTERS(a, b) op4(a, b)
+// them, as a -D would, and check that validation notices; every other build takes these. Each
+// takes the op it combines with: argmin's and argmax's first pass combines leads (below).
+// REDUCE_COMBINE_QUARTERS joins the quarters of a load of 8 or 16 values, REDUCE_TAIL_END is
+// where the values after the last vector end.
+#ifndef REDUCE_COMBINE_QUARTERS
+#define REDUCE_COMBINE_QUARTERS(op4, a, b) op4(a, b)
 #endif
 #ifndef REDUCE_COMBINE_ACCUMULATORS
-#define REDUCE_COMBINE_ACCUMULATORS(a, b, c, d) op4(op4(a, b), op4(c, d))
+#define REDUCE_COMBINE_ACCUMULATORS(op4, a, b, c, d) op4(op4(a, b), op4(c, d))
 #endif
 #ifndef REDUCE_COMBINE_LANES
-#define REDUCE_COMBINE_LANES(v) op(op((v).x, (v).y), op((v).z, (v).w))
+#define REDUCE_COMBINE_LANES(op, v) op(op((v).x, (v).y), op((v).z, (v).w))
 #endif
 #ifndef REDUCE_TAIL_END
 #define REDUCE_TAIL_END(length) (length)
@@ -115,14 +115,14 @@ accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
     const ulong i = REDUCE_VALUES_PER_LOAD * v - first + start;
     accum4_t folded = map4(x.quarter[0], i);
     for (uint q = 1; q < REDUCE_VALUES_PER_LOAD / 4; ++q)
-        folded = REDUCE_COMBINE_QUARTERS(folded, map4(x.quarter[q], i + 4 * q));
+        folded = REDUCE_COMBINE_QUARTERS(op4, folded, map4(x.quarter[q], i + 4 * q));
     return folded;
 }
 
 // A work-item's vectors begin, begin + step, ... (before `end`, counted from first_vector),
-// folded lane by lane. Four accumulators keep four independent loads in flight.
-accum4_t fold_vectors(global const input_t* in, ulong first, ulong start, ulong first_vector,
-                      ulong begin, ulong end, ulong step) {
+// folded. Four accumulators keep four independent loads in flight.
+accum_t fold_vectors(global const input_t* in, ulong first, ulong start, ulong first_vector,
+                     ulong begin, ulong end, ulong step) {
     accum4_t a = splat4(identity());
     accum4_t b = a, c = a, d = a;
     ulong i = begin;
@@ -134,33 +134,36 @@ accum4_t fold_vectors(global const input_t* in, ulong first, ulong start, ulong 
     }
     for (; i < end; i += step)
         a = op4(a, read4(in, first_vector + i, first, start));
-    return REDUCE_COMBINE_ACCUMULATORS(a, b, c, d);
+    return REDUCE_COMBINE_LANES(op, REDUCE_COMBINE_ACCUMULATORS(op4, a, b, c, d));
 }
 
 #else
 
 // argmin's and argmax's first pass. Pairing every value with its 64-bit index and keeping the
 // pair that wins made the fold compute-bound (1.6 to 2.2 times min's time on an H100,
-// docs/ops-and-types.md). A work-item's lane sees its values in index order, so it keeps
-// less: its lead, the first of the best values it has read, and `at`, where that value is,
-// in 32 bits: counted from the first value of the segment's first vector (below), less the
-// lane (x +0, y +1, z +2, w +3), so that a load's lanes share it. Per value that is one
-// comparison (wins_in_order, the op's condition without indices: ties keep the lead) and two
-// selects; the pairs are made once, at the end.
+// docs/ops-and-types.md). A work-item keeps less: leads, a value and its place in 32 bits,
+// counted from the first value of the segment's first vector (below). Each lane of each
+// accumulator sees its values in index order, so its lead is the first of the best values it
+// has read, which one comparison (wins_in_order, the op's condition without indices: ties
+// keep the lead) and two selects per value keep; the lanes of a load share its place, the
+// lane (x +0, y +1, z +2, w +3) added once they are combined. Leads combine with lead_op,
+// the op's own condition, and one pair is made per segment.
 typedef struct {
     REDUCE_ACCUM value;
-    uint at;
+    uint index;
 } lead_t;
 typedef struct {
     lead_t x, y, z, w;
 } lead4_t;
 
 bool wins_in_order(lead_t a, lead_t b); // whether b, read after a, takes the lead
+lead_t lead_op(lead_t a, lead_t b);     // op on leads
 
-// The `at` of an accumulator that reads no vector: it stands for the identity.
-#define REDUCE_NO_LEAD UINT_MAX
+// The place of an accumulator that reads no vector: it stands for the identity, and loses
+// every tie, also with its lane added.
+#define REDUCE_NO_LEAD (UINT_MAX - 3)
 
-// A segment of the vectors holds at most 2^31 values, so that `at` fits in 32 bits whatever
+// A segment of the vectors holds at most 2^31 values, so that places fit in 32 bits whatever
 // the input's length (the tests take a few vectors to fold many segments).
 #ifndef REDUCE_SEGMENT_VECTORS
 #define REDUCE_SEGMENT_VECTORS (0x80000000ul / REDUCE_VALUES_PER_LOAD)
@@ -176,60 +179,61 @@ lead4_t take4_in_order(lead4_t a, lead4_t b) {
     return taken;
 }
 
-#ifndef REDUCE_COMBINE_QUARTERS
-#define REDUCE_COMBINE_QUARTERS(a, b) take4_in_order(a, b)
-#endif
+lead4_t lead_op4(lead4_t a, lead4_t b) {
+    const lead4_t won = {lead_op(a.x, b.x), lead_op(a.y, b.y), lead_op(a.z, b.z),
+                         lead_op(a.w, b.w)};
+    return won;
+}
 
-// Four mapped values, the lane's leads at `at`.
-lead4_t leads_at(accum4_t mapped, uint at) {
-    const lead4_t leads = {
-        {mapped.x.value, at}, {mapped.y.value, at}, {mapped.z.value, at}, {mapped.w.value, at}};
+// Four mapped values, leads at `index`.
+lead4_t leads_at(accum4_t mapped, uint index) {
+    const lead4_t leads = {{mapped.x.value, index},
+                           {mapped.y.value, index},
+                           {mapped.z.value, index},
+                           {mapped.w.value, index}};
     return leads;
 }
 
-// read4 as leads: values nv ... nv + n - 1, of which the first is at `at`. Their indices go
-// to the map, which may use them; where it does not, the compiler drops them.
-lead4_t read_leads(global const input_t* in, ulong v, ulong first, ulong start, uint at) {
+// read4 as leads: values nv ... nv + n - 1, the first of which is at `index` in the segment.
+// Their indices in the whole input go to the map, which may use them; where it does not, the
+// compiler drops them.
+lead4_t read_leads(global const input_t* in, ulong v, ulong first, ulong start, uint index) {
     const quarters_t x = {loadn(in, v)};
     const ulong i = REDUCE_VALUES_PER_LOAD * v - first + start;
-    lead4_t folded = leads_at(map4(x.quarter[0], i), at);
+    lead4_t folded = leads_at(map4(x.quarter[0], i), index);
     for (uint q = 1; q < REDUCE_VALUES_PER_LOAD / 4; ++q)
-        folded =
-            REDUCE_COMBINE_QUARTERS(folded, leads_at(map4(x.quarter[q], i + 4 * q), at + 4 * q));
+        folded = REDUCE_COMBINE_QUARTERS(take4_in_order, folded,
+                                         leads_at(map4(x.quarter[q], i + 4 * q), index + 4 * q));
     return folded;
 }
 
-// The pair a lead of `lane` stands for, where the segment's first value has the index `index`.
-accum_t pair_of(lead_t lead, uint lane, ulong index) {
-    const accum_t pair = {lead.value, index + lead.at + lane};
-    return lead.at == REDUCE_NO_LEAD ? identity() : pair;
-}
-
-accum4_t pairs_of(lead4_t leads, ulong index) {
-    const accum4_t pairs = {pair_of(leads.x, 0, index), pair_of(leads.y, 1, index),
-                            pair_of(leads.z, 2, index), pair_of(leads.w, 3, index)};
-    return pairs;
+// The leads of one place with their lanes' places.
+lead4_t lanes_apart(lead4_t leads) {
+    leads.y.index += 1;
+    leads.z.index += 2;
+    leads.w.index += 3;
+    return leads;
 }
 
 // fold_vectors's loop over the work-item's vectors in the segment of REDUCE_SEGMENT_VECTORS
-// vectors from `segment` on, as leads, then as pairs. Ties keep the lead, so each accumulator
-// starts from its first vector, not from the identity (whose tie with a value would keep the
-// identity); one that reads none holds no lead.
-accum4_t fold_segment(global const input_t* in, ulong first, ulong start, ulong first_vector,
-                      ulong segment, ulong begin, ulong end, ulong step) {
+// vectors from `segment` on, as leads, then the pair that wins. Ties keep the lead, so each
+// accumulator starts from its first vector, not from the identity (whose tie with a value
+// would keep the identity); one that reads none holds no lead.
+accum_t fold_segment(global const input_t* in, ulong first, ulong start, ulong first_vector,
+                     ulong segment, ulong begin, ulong end, ulong step) {
     ulong i = begin >= segment ? begin : begin + (segment - begin + step - 1) / step * step;
     end = min(end, segment + REDUCE_SEGMENT_VECTORS);
     // Only where an accumulator's vector is in the segment is `apart` less than 2^31.
     const uint apart = (uint)step * REDUCE_VALUES_PER_LOAD;
-    uint at = (uint)(i - segment) * REDUCE_VALUES_PER_LOAD;
+    uint index = (uint)(i - segment) * REDUCE_VALUES_PER_LOAD;
     const lead_t no_lead = {identity().value, REDUCE_NO_LEAD};
     const lead4_t none = {no_lead, no_lead, no_lead, no_lead};
-#define REDUCE_READ(k) read_leads(in, first_vector + i + (k)*step, first, start, at + (k)*apart)
+#define REDUCE_READ(k) read_leads(in, first_vector + i + (k)*step, first, start, index + (k)*apart)
     lead4_t a = i < end ? REDUCE_READ(0) : none;
     lead4_t b = i + step < end ? REDUCE_READ(1) : none;
     lead4_t c = i + 2 * step < end ? REDUCE_READ(2) : none;
     lead4_t d = i + 3 * step < end ? REDUCE_READ(3) : none;
-    for (i += 4 * step, at += 4 * apart; i + 3 * step < end; i += 4 * step, at += 4 * apart) {
+    for (i += 4 * step, index += 4 * apart; i + 3 * step < end; i += 4 * step, index += 4 * apart) {
         a = take4_in_order(a, REDUCE_READ(0));
         b = take4_in_order(b, REDUCE_READ(1));
         c = take4_in_order(c, REDUCE_READ(2));
@@ -242,19 +246,21 @@ accum4_t fold_segment(global const input_t* in, ulong first, ulong start, ulong 
     if (i + 2 * step < end)
         c = take4_in_order(c, REDUCE_READ(2));
 #undef REDUCE_READ
-    const ulong index = REDUCE_VALUES_PER_LOAD * (first_vector + segment) - first + start;
-    return REDUCE_COMBINE_ACCUMULATORS(pairs_of(a, index), pairs_of(b, index), pairs_of(c, index),
-                                       pairs_of(d, index));
+    const lead_t lead = REDUCE_COMBINE_LANES(
+        lead_op, lanes_apart(REDUCE_COMBINE_ACCUMULATORS(lead_op4, a, b, c, d)));
+    const accum_t pair = {lead.value, REDUCE_VALUES_PER_LOAD * (first_vector + segment) - first +
+                                          start + lead.index};
+    return lead.index >= REDUCE_NO_LEAD ? identity() : pair;
 }
 
 // fold_vectors for argmin's and argmax's first pass, segment by segment.
-accum4_t fold_vectors(global const input_t* in, ulong first, ulong start, ulong first_vector,
-                      ulong begin, ulong end, ulong step) {
+accum_t fold_vectors(global const input_t* in, ulong first, ulong start, ulong first_vector,
+                     ulong begin, ulong end, ulong step) {
     ulong segment = begin - begin % REDUCE_SEGMENT_VECTORS;
-    accum4_t folded = fold_segment(in, first, start, first_vector, segment, begin, end, step);
+    accum_t folded = fold_segment(in, first, start, first_vector, segment, begin, end, step);
     for (segment += REDUCE_SEGMENT_VECTORS; segment < end; segment += REDUCE_SEGMENT_VECTORS)
         folded =
-            op4(folded, fold_segment(in, first, start, first_vector, segment, begin, end, step));
+            op(folded, fold_segment(in, first, start, first_vector, segment, begin, end, step));
     return folded;
 }
 
@@ -295,8 +301,7 @@ accum_t fold_private(global const input_t* in, ulong first, ulong length, ulong 
     const ulong end = vectors;
     const ulong step = items;
 #endif
-    accum_t value =
-        REDUCE_COMBINE_LANES(fold_vectors(in, first, start, first_vector, begin, end, step));
+    accum_t value = fold_vectors(in, first, start, first_vector, begin, end, step);
     for (ulong at = item; at < head; at += items)
         value = op(value, map(load(in, first + at), start + at));
     for (ulong tail = head + vectors * per_load + item; tail < REDUCE_TAIL_END(length);

@@ -117,13 +117,16 @@ std::string maps(const OpInfo& op, const TypeInfo& value, const TypeInfo& accumu
     return map_head + "{ return " + map + "; }\n" + map4_head + "{ return " + map4 + "; }\n";
 }
 
-/// wins_in_order() for argmin and argmax reading values (REDUCE_INDEXING): the row's cheaper
-/// condition, which holds only where b's values come after a's. Partials come in no such order.
-std::string in_order_condition(const OpInfo& row, const TypeInfo& accumulator, Reads reads) {
+/// wins_in_order() and lead_op() for argmin and argmax reading values (REDUCE_INDEXING):
+/// the row's cheaper condition, which holds only where b's values come after a's, and its
+/// full one on leads. Partials come in no such order, and have no leads.
+std::string lead_conditions(const OpInfo& row, const TypeInfo& accumulator, Reads reads) {
     if (!row.indexed || reads != Reads::values)
         return {};
-    const auto wins = accumulator.floating() ? row.floating_in_order : row.integer_in_order;
-    return "bool wins_in_order(lead_t a, lead_t b) { return " + std::string(wins) + "; }\n";
+    const auto in_order = accumulator.floating() ? row.floating_in_order : row.integer_in_order;
+    return "bool wins_in_order(lead_t a, lead_t b) { return " + std::string(in_order) +
+           "; }\nlead_t lead_op(lead_t a, lead_t b) { return (" +
+           combination(row, accumulator, "") + ") ? b : a; }\n";
 }
 
 /// identity(), splat4(), op() and op4(): the user's, the op's row's, or for argmin and argmax
@@ -207,7 +210,7 @@ std::string op_definitions(Op op, Path path, DataType input, DataType accumulato
     text += loads(info(input));
     text += maps(row, info(input), accum, user.map, reads);
     text += combinations(op, accumulator, user);
-    text += in_order_condition(row, accum, reads);
+    text += lead_conditions(row, accum, reads);
     if (path == Path::work_group)
         text += collective_relay("work_group", accum, row);
     if (path == Path::sub_group)
