@@ -81,13 +81,17 @@ accum_t sub_group_reduce_op(accum_t x);            // defined only when REDUCE_P
 // The fold's steps, named so that the mutation tests (test/test_mutants.cpp) can break one of
 // them, as a -D would, and check that validation notices; every other build takes these. Each
 // takes the op it combines with: argmin's and argmax's first pass combines leads (below).
-// REDUCE_COMBINE_QUARTERS joins the quarters of a load of 8 or 16 values, REDUCE_TAIL_END is
-// where the values after the last vector end.
+// REDUCE_COMBINE_QUARTERS joins the quarters of a load of 8 or 16 values,
+// REDUCE_COMBINE_ACCUMULATOR_PAIR the two accumulators of argmin's and argmax's first pass,
+// REDUCE_TAIL_END is where the values after the last vector end.
 #ifndef REDUCE_COMBINE_QUARTERS
 #define REDUCE_COMBINE_QUARTERS(op4, a, b) op4(a, b)
 #endif
 #ifndef REDUCE_COMBINE_ACCUMULATORS
 #define REDUCE_COMBINE_ACCUMULATORS(op4, a, b, c, d) op4(op4(a, b), op4(c, d))
+#endif
+#ifndef REDUCE_COMBINE_ACCUMULATOR_PAIR
+#define REDUCE_COMBINE_ACCUMULATOR_PAIR(op4, a, b) op4(a, b)
 #endif
 #ifndef REDUCE_COMBINE_LANES
 #define REDUCE_COMBINE_LANES(op, v) op(op((v).x, (v).y), op((v).z, (v).w))
@@ -216,9 +220,12 @@ lead4_t lanes_apart(lead4_t leads) {
 }
 
 // fold_vectors's loop over the work-item's vectors in the segment of REDUCE_SEGMENT_VECTORS
-// vectors from `segment` on, as leads, then the pair that wins. Ties keep the lead, so each
-// accumulator starts from its first vector, not from the identity (whose tie with a value
-// would keep the identity); one that reads none holds no lead.
+// vectors from `segment` on, as leads, then the pair that wins. Two accumulators, not four:
+// with four, the kernel took 72 to 78 registers on an H100, past the 64 that four work-groups
+// of 256 per compute unit leave a work-item, and 2^28 values took 4% longer
+// (docs/ops-and-types.md). Ties keep the lead, so each accumulator starts from its first
+// vector, not from the identity (whose tie with a value would keep the identity); one that
+// reads none holds no lead.
 accum_t fold_segment(global const input_t* in, ulong first, ulong start, ulong first_vector,
                      ulong segment, ulong begin, ulong end, ulong step) {
     ulong i = begin >= segment ? begin : begin + (segment - begin + step - 1) / step * step;
@@ -231,23 +238,15 @@ accum_t fold_segment(global const input_t* in, ulong first, ulong start, ulong f
 #define REDUCE_READ(k) read_leads(in, first_vector + i + (k)*step, first, start, index + (k)*apart)
     lead4_t a = i < end ? REDUCE_READ(0) : none;
     lead4_t b = i + step < end ? REDUCE_READ(1) : none;
-    lead4_t c = i + 2 * step < end ? REDUCE_READ(2) : none;
-    lead4_t d = i + 3 * step < end ? REDUCE_READ(3) : none;
-    for (i += 4 * step, index += 4 * apart; i + 3 * step < end; i += 4 * step, index += 4 * apart) {
+    for (i += 2 * step, index += 2 * apart; i + step < end; i += 2 * step, index += 2 * apart) {
         a = take4_in_order(a, REDUCE_READ(0));
         b = take4_in_order(b, REDUCE_READ(1));
-        c = take4_in_order(c, REDUCE_READ(2));
-        d = take4_in_order(d, REDUCE_READ(3));
     }
     if (i < end)
         a = take4_in_order(a, REDUCE_READ(0));
-    if (i + step < end)
-        b = take4_in_order(b, REDUCE_READ(1));
-    if (i + 2 * step < end)
-        c = take4_in_order(c, REDUCE_READ(2));
 #undef REDUCE_READ
-    const lead_t lead = REDUCE_COMBINE_LANES(
-        lead_op, lanes_apart(REDUCE_COMBINE_ACCUMULATORS(lead_op4, a, b, c, d)));
+    const lead_t lead =
+        REDUCE_COMBINE_LANES(lead_op, lanes_apart(REDUCE_COMBINE_ACCUMULATOR_PAIR(lead_op4, a, b)));
     const accum_t pair = {lead.value, REDUCE_VALUES_PER_LOAD * (first_vector + segment) - first +
                                           start + lead.index};
     return lead.index >= REDUCE_NO_LEAD ? identity() : pair;
