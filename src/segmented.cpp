@@ -1,10 +1,12 @@
 #include "clreduce/segmented.hpp"
 
 #include "clreduce/errors.hpp"
-#include "clreduce/profiling.hpp"
 #include "clreduce/reducer.hpp"
-#include "clreduce/source.hpp"
-#include "program.hpp"
+#include "detail/policy.hpp"
+#include "detail/profiling.hpp"
+#include "detail/program.hpp"
+#include "detail/segment_plan.hpp"
+#include "detail/source.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -48,28 +50,55 @@ SegmentDevice launch_shape(const DeviceReport& report, const Policy& policy,
 } // namespace
 
 SegmentedReducer::SegmentedReducer(const cl::Context& context, const cl::Device& device,
+                                   const Recipe& recipe)
+    : SegmentedReducer(context, device, recipe, SegmentTuning{}) {}
+
+SegmentedReducer::SegmentedReducer(const cl::Context& context, const cl::Device& device,
                                    const Recipe& recipe, const SegmentTuning& tuning) try
     : context_(context)
     , device_(device)
-    , report_(query_report(device))
-    , policy_(policy_for(report_, recipe)) {
+    , report_(std::make_unique<DeviceReport>(query_report(device)))
+    , policy_(std::make_unique<Policy>(policy_for(*report_, recipe))) {
     const auto kernels_of = [&](const std::string& source, const std::string& options) {
         const auto program = cached_program(context_, device_, source, options);
         return Kernels{program_kernel(device_, program, "reduce_segments"),
                        program_kernel(device_, program, "reduce_columns")};
     };
-    values_kernels_ = kernels_of(segmented_source(policy_, recipe.type, recipe.user, Reads::values),
-                                 policy_.build_options);
+    values_kernels_ =
+        kernels_of(segmented_source(*policy_, recipe.type, recipe.user, Reads::values),
+                   policy_->build_options);
     auto partials_user = recipe.user; // partials were mapped by the first pass
     partials_user.map.clear();
     partials_kernels_ =
-        kernels_of(segmented_source(policy_, policy_.accumulator, partials_user, Reads::partials),
-                   policy_.partials_build_options);
-    device_shape_ = launch_shape(
-        report_, policy_, {values_kernels_.rows, values_kernels_.columns, partials_kernels_.rows},
-        device_, tuning);
+        kernels_of(segmented_source(*policy_, policy_->accumulator, partials_user, Reads::partials),
+                   policy_->partials_build_options);
+    device_shape_ = std::make_unique<SegmentDevice>(launch_shape(
+        *report_, *policy_, {values_kernels_.rows, values_kernels_.columns, partials_kernels_.rows},
+        device_, tuning));
 } catch (const cl::Error& error) {
     throw Error(error);
+}
+
+SegmentedReducer::~SegmentedReducer() = default;
+
+const Policy& SegmentedReducer::policy() const {
+    return *policy_;
+}
+
+DataType SegmentedReducer::accumulator() const {
+    return policy_->accumulator;
+}
+
+std::size_t SegmentedReducer::accumulator_size() const {
+    return partial_size(policy_->recipe.op, accumulator());
+}
+
+const SegmentDevice& SegmentedReducer::device_shape() const {
+    return *device_shape_;
+}
+
+std::vector<SegmentPass> SegmentedReducer::plan(const AxisLayout& layout) const {
+    return plan_axis(layout, *device_shape_);
 }
 
 void SegmentedReducer::require_holds(const cl::Buffer& buffer, std::uint64_t first,
@@ -90,36 +119,18 @@ void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const Segment
                                     cl::Event& event) {
     auto& kernels = partials ? partials_kernels_ : values_kernels_;
     const auto scratch = cl::Local(pass.work_group_size * accumulator_size());
-    cl::Kernel kernel;
-    if (pass.kernel == SegmentKernel::rows) {
-        kernel = kernels.rows;
-        // Uniform rows still pass a buffer where the offsets go; the kernel does not read it.
-        kernel.setArg(0, in);
-        kernel.setArg(1, cl_ulong{first});
-        kernel.setArg(2, offsets ? *offsets : out);
-        kernel.setArg(3, cl_ulong{offsets ? 0 : pass.length});
-        kernel.setArg(4, cl_ulong{pass.blocks});
-        kernel.setArg(5, cl_uint{pass.width});
-        kernel.setArg(6, cl_ulong{pass.chunks});
-        kernel.setArg(7, cl_ulong{pass.tiles});
-        kernel.setArg(8, cl_uint{pass.tiles_per_group});
-        kernel.setArg(9, out);
-        kernel.setArg(10, cl_ulong{first_out});
-        kernel.setArg(11, scratch);
-    } else {
-        kernel = kernels.columns;
-        kernel.setArg(0, in);
-        kernel.setArg(1, cl_ulong{first});
-        kernel.setArg(2, cl_ulong{pass.length});
-        kernel.setArg(3, cl_ulong{pass.columns});
-        kernel.setArg(4, cl_uint{pass.width});
-        kernel.setArg(5, cl_ulong{pass.chunks});
-        kernel.setArg(6, cl_ulong{pass.tiles});
-        kernel.setArg(7, cl_uint{pass.tiles_per_group});
-        kernel.setArg(8, out);
-        kernel.setArg(9, cl_ulong{first_out});
-        kernel.setArg(10, scratch);
-    }
+    const bool rows = pass.kernel == SegmentKernel::rows;
+    cl::Kernel kernel = rows ? kernels.rows : kernels.columns;
+    // The shape each kernel reads, then the arguments both take: how the work is cut, where
+    // the results go. Uniform rows still pass a buffer where the offsets go; the kernel does
+    // not read it.
+    const cl_uint shared =
+        rows ? set_args(kernel, 0, in, cl_ulong{first}, offsets ? *offsets : out,
+                        cl_ulong{offsets ? 0 : pass.length}, cl_ulong{pass.blocks})
+             : set_args(kernel, 0, in, cl_ulong{first}, cl_ulong{pass.length},
+                        cl_ulong{pass.columns});
+    set_args(kernel, shared, cl_uint{pass.width}, cl_ulong{pass.chunks}, cl_ulong{pass.tiles},
+             cl_uint{pass.tiles_per_group}, out, cl_ulong{first_out}, scratch);
     queue.enqueueNDRangeKernel(
         kernel, cl::NullRange, cl::NDRange(pass.work_groups * pass.work_group_size),
         cl::NDRange(pass.work_group_size), wait.empty() ? nullptr : &wait, &event);
@@ -130,7 +141,7 @@ cl::Event SegmentedReducer::enqueue_reduce_axes(
     const std::vector<int>& axes, const cl::Buffer& result, std::uint64_t result_index,
     const std::vector<cl::Event>& wait, std::vector<cl::Event>* events) try {
     const auto layout = axis_layout(shape, axes);
-    require_holds(input, first, shape.values(), info(policy_.recipe.type).size, "input");
+    require_holds(input, first, shape.values(), info(policy_->recipe.type).size, "input");
     require_holds(result, result_index, layout.results(), accumulator_size(), "result");
     const auto passes = plan(layout);
     if (passes.empty()) { // no results: nothing to do but what the caller waits for
@@ -162,15 +173,15 @@ cl::Event SegmentedReducer::enqueue_reduce_segments(
     std::uint64_t count, const cl::Buffer& offsets, std::uint64_t segments,
     const cl::Buffer& result, std::uint64_t result_index, const std::vector<cl::Event>& wait,
     cl::Event* launch) try {
-    require_holds(input, first, count, info(policy_.recipe.type).size, "input");
+    require_holds(input, first, count, info(policy_->recipe.type).size, "input");
     require_holds(offsets, 0, segments + 1, sizeof(cl_ulong), "offsets");
     require_holds(result, result_index, segments, accumulator_size(), "result");
     cl::Event event;
     if (segments == 0)
         queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &event);
     else
-        enqueue_pass(queue, plan_csr(segments, count, device_shape_), false, input, first, &offsets,
-                     result, result_index, wait, event);
+        enqueue_pass(queue, plan_csr(segments, count, *device_shape_), false, input, first,
+                     &offsets, result, result_index, wait, event);
     if (launch)
         *launch = event;
     return event;
@@ -198,7 +209,7 @@ SegmentedResult SegmentedReducer::read_results(const cl::CommandQueue& queue,
 
 void SegmentedReducer::append_results(SegmentedResult& into, const void* bytes,
                                       std::uint64_t count) const {
-    const bool indexed = info(policy_.recipe.op).indexed;
+    const bool indexed = info(policy_->recipe.op).indexed;
     for (std::uint64_t i = 0; i < count; ++i) {
         const auto* result = static_cast<const unsigned char*>(bytes) + i * accumulator_size();
         into.values.push_back(scalar_from_bytes(accumulator(), result));

@@ -1,7 +1,9 @@
 #include "clreduce/stream.hpp"
 
 #include "clreduce/input.hpp"
-#include "clreduce/profiling.hpp"
+#include "detail/policy.hpp"
+#include "detail/profiling.hpp"
+#include "detail/reference.hpp"
 
 #include <algorithm>
 #include <chrono>

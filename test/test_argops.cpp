@@ -5,9 +5,9 @@
 
 #include "catch_compat.hpp"
 #include "clreduce/input.hpp"
-#include "clreduce/reference.hpp"
-#include "clreduce/source.hpp"
 #include "clreduce/stream.hpp"
+#include "detail/reference.hpp"
+#include "detail/source.hpp"
 #include "device_targets.hpp"
 
 #include <cmath>

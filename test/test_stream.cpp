@@ -2,8 +2,8 @@
 // turn, and chunks read in place, at chunk sizes that put the boundaries anywhere.
 
 #include "catch_compat.hpp"
-#include "clreduce/reference.hpp"
 #include "clreduce/stream.hpp"
+#include "detail/reference.hpp"
 #include "device_targets.hpp"
 
 using namespace clreduce;

@@ -1,5 +1,7 @@
 #include "engine.hpp"
 
+#include "detail/policy.hpp"
+
 #include <algorithm>
 #include <type_traits>
 

@@ -2,10 +2,10 @@
 // split among several, checked per result against the host, printed as NumPy prints an array
 // or written to a .npy file (docs/axes.md).
 
-#include "clreduce/measure.hpp"
-#include "clreduce/profiling.hpp"
-#include "clreduce/reference.hpp"
 #include "clreduce/segmented.hpp"
+#include "detail/measure.hpp"
+#include "detail/profiling.hpp"
+#include "detail/reference.hpp"
 #include "tool/axis_results.hpp"
 #include "tool/file_input.hpp"
 #include "tool/recipe.hpp"
