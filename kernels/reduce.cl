@@ -19,13 +19,14 @@
 //                             and 16 for 2- and 1-byte inputs: at least 16 bytes; fold_private)
 //   -D REDUCE_ACCUM=<type>    what is reduced: each value is mapped to it (int8 sums
 //                             accumulate in long), and REDUCE_ACCUM4 its 4-vector; with
-//                             -D REDUCE_INDEXED (argmin, argmax) a pair of it and its index.
-// It appends the definitions of load, loadn, map, map4, identity, splat4, op, op4 and
-// op4_in_order for the types and the op chosen on the command line (sum, prod, min, max, ...,
-// or the user's own), and, for the path the device supports, the relay to the matching
-// built-in. Passes after the first read partials: they are built with the accumulator as the
-// input and map as a conversion.
-// It also passes one of
+//                             -D REDUCE_INDEXED (argmin, argmax) a pair of it and its index,
+//                             and -D REDUCE_INDEXING where the pass reads values (the first),
+//                             which pairs each value with its index (fold_leads).
+// It appends the definitions of load, loadn, map, map4, identity, splat4, op, op4 and, with
+// REDUCE_INDEXING, wins_in_order and lead_op, for the types and the op chosen on the command line
+// (sum, prod, min, max, ..., or the user's own), and, for the path the device supports, the relay
+// to the matching built-in. Passes after the first read partials: they are built with the
+// accumulator as the input and map as a conversion. It also passes one of
 //   -D REDUCE_PATH_WORK_GROUP   work_group_reduce_<op> (OpenCL C 2.0, or 3.0 with the feature)
 //   -D REDUCE_PATH_SUB_GROUP    sub_group_reduce_<op>  (cl_khr_subgroups or __opencl_c_subgroups)
 // and, with neither, builds the textbook tree reduction in local memory. On CPU devices it
@@ -74,26 +75,43 @@ accum_t identity(void);                            // op(identity(), x) == x for
 accum4_t splat4(accum_t x);                        // x in every lane
 accum_t op(accum_t a, accum_t b);                  // associative and commutative
 accum4_t op4(accum4_t a, accum4_t b);              // op on each lane, as one vector instruction
-accum4_t op4_in_order(accum4_t a, accum4_t b);     // op4 where b's values come after a's in
-                                                   // the input: argmin and argmax skip the
-                                                   // index (ties keep a)
 value4_t op4_values(value4_t a, value4_t b);       // op4 on values: defined only with
                                                    // REDUCE_COMBINE_VALUES (read4)
 accum_t work_group_reduce_op(accum_t x);           // defined only when REDUCE_PATH_WORK_GROUP is
 accum_t sub_group_reduce_op(accum_t x);            // defined only when REDUCE_PATH_SUB_GROUP is
 
-// How read4 joins the quarters of a load of 8 or 16 values, named for the mutation tests as
-// the fold's last steps below are: 4-vectors of accumulators, or of values, or for sums of
-// bytes the byte sums in 16-bit fields (read4 below).
+// The fold's steps, named so that the mutation tests (test/test_mutants.cpp) can break one of
+// them, as a -D would, and check that validation notices; every other build takes these. Each
+// takes the op it combines with: argmin's and argmax's first pass combines leads (below).
+// REDUCE_COMBINE_QUARTERS joins the quarters of a load of 8 or 16 values (4-vectors of
+// accumulators, or of values, or for sums of bytes the byte sums in 16-bit fields: read4),
+// REDUCE_COMBINE_ACCUMULATOR_PAIR the two accumulators of argmin's and argmax's first pass,
+// REDUCE_TAIL_END is where the values after the last vector end.
 #ifndef REDUCE_COMBINE_QUARTERS
-#if defined(REDUCE_SUM_BYTES)
-#define REDUCE_COMBINE_QUARTERS(a, b) ((a) + (b))
-#elif defined(REDUCE_COMBINE_VALUES)
-#define REDUCE_COMBINE_QUARTERS(a, b) op4_values(a, b)
-#else
-#define REDUCE_COMBINE_QUARTERS(a, b) op4(a, b)
+#define REDUCE_COMBINE_QUARTERS(op4, a, b) op4(a, b)
 #endif
+#ifndef REDUCE_COMBINE_ACCUMULATORS
+#define REDUCE_COMBINE_ACCUMULATORS(op4, a, b, c, d) op4(op4(a, b), op4(c, d))
 #endif
+#ifndef REDUCE_COMBINE_ACCUMULATOR_PAIR
+#define REDUCE_COMBINE_ACCUMULATOR_PAIR(op4, a, b) op4(a, b)
+#endif
+#ifndef REDUCE_COMBINE_LANES
+#define REDUCE_COMBINE_LANES(op, v) op(op((v).x, (v).y), op((v).z, (v).w))
+#endif
+#ifndef REDUCE_TAIL_END
+#define REDUCE_TAIL_END(length) (length)
+#endif
+
+// A load of n = REDUCE_VALUES_PER_LOAD values and its quarters of 4. (The quarters are taken
+// through a union, not as the swizzles .s0123 ... .scdef: Oclgrind 21.10's check for
+// uninitialized values takes a swizzle's lanes past the fourth for undefined.)
+typedef union {
+    valuen_t all;
+    value4_t quarter[REDUCE_VALUES_PER_LOAD / 4];
+} quarters_t;
+
+#if !defined(REDUCE_INDEXING)
 
 #if defined(REDUCE_SUM_BYTES)
 
@@ -119,6 +137,11 @@ uint sum_bytes_in_fields(uint word) {
     return (offset & 0x00ff00ffu) + ((offset >> 8) & 0x00ff00ffu);
 }
 
+// Two words' 16-bit fields added field by field (none carries, above).
+uint add_fields(uint a, uint b) {
+    return a + b;
+}
+
 // Values nv ... nv + 15 of the buffer, summed into one 4-vector of accumulators: the fields of
 // the first two quarters and of the last two, one field a lane. The index plays no part.
 accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
@@ -126,9 +149,9 @@ accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
         valuen_t all;
         uint quarter[4];
     } x = {loadn(in, v)};
-    const uint front = REDUCE_COMBINE_QUARTERS(sum_bytes_in_fields(x.quarter[0]),
+    const uint front = REDUCE_COMBINE_QUARTERS(add_fields, sum_bytes_in_fields(x.quarter[0]),
                                                sum_bytes_in_fields(x.quarter[1]));
-    const uint back = REDUCE_COMBINE_QUARTERS(sum_bytes_in_fields(x.quarter[2]),
+    const uint back = REDUCE_COMBINE_QUARTERS(add_fields, sum_bytes_in_fields(x.quarter[2]),
                                               sum_bytes_in_fields(x.quarter[3]));
     const int4 sums = as_int4((uint4)(front & 0xffffu, front >> 16, back & 0xffffu, back >> 16)) -
                       (int)(4 * REDUCE_BYTE_OFFSET);
@@ -137,17 +160,12 @@ accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
 
 #else
 
-// Values nv ... nv + n - 1 of the buffer (n = REDUCE_VALUES_PER_LOAD), mapped into one
-// 4-vector of accumulators; in[first] has the index `start` (its place in the whole input,
-// which may be held in several buffers). The load is mapped a quarter (4 lanes) at a time,
-// and the quarters are combined lane by lane. (The quarters are taken through a union, not as
-// the swizzles .s0123 ... .scdef: Oclgrind 21.10's check for uninitialized values takes a
-// swizzle's lanes past the fourth for undefined.)
+// Values nv ... nv + n - 1 of the buffer, mapped into one 4-vector of accumulators; in[first]
+// has the index `start` (its place in the whole input, which may be held in several
+// buffers). The load is mapped a quarter (4 lanes) at a time, and the quarters are combined
+// lane by lane.
 accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
-    const union {
-        valuen_t all;
-        value4_t quarter[REDUCE_VALUES_PER_LOAD / 4];
-    } x = {loadn(in, v)};
+    const quarters_t x = {loadn(in, v)};
     const ulong i = REDUCE_VALUES_PER_LOAD * v - first + start;
 #if defined(REDUCE_COMBINE_VALUES)
     // min and max of 1- and 2-byte integers, whose accumulator is wider (int8's is int64),
@@ -155,29 +173,158 @@ accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
     // only those: 4 conversions and 64-bit comparisons a load instead of 8 or 16.
     value4_t folded = x.quarter[0];
     for (uint q = 1; q < REDUCE_VALUES_PER_LOAD / 4; ++q)
-        folded = REDUCE_COMBINE_QUARTERS(folded, x.quarter[q]);
+        folded = REDUCE_COMBINE_QUARTERS(op4_values, folded, x.quarter[q]);
     return map4(folded, i);
 #else
     accum4_t folded = map4(x.quarter[0], i);
     for (uint q = 1; q < REDUCE_VALUES_PER_LOAD / 4; ++q)
-        folded = REDUCE_COMBINE_QUARTERS(folded, map4(x.quarter[q], i + 4 * q));
+        folded = REDUCE_COMBINE_QUARTERS(op4, folded, map4(x.quarter[q], i + 4 * q));
     return folded;
 #endif
 }
 
 #endif
 
-// The fold's last steps, named so that the mutation tests (test/test_mutants.cpp) can break
-// one of them, as a -D would, and check that validation notices; every other build takes
-// these. REDUCE_TAIL_END is where the values after the last vector end.
-#ifndef REDUCE_COMBINE_ACCUMULATORS
-#define REDUCE_COMBINE_ACCUMULATORS(a, b, c, d) op4(op4(a, b), op4(c, d))
+// A work-item's vectors begin, begin + step, ... (before `end`, counted from first_vector),
+// folded. Four accumulators keep four independent loads in flight.
+accum_t fold_vectors(global const input_t* in, ulong first, ulong start, ulong first_vector,
+                     ulong begin, ulong end, ulong step) {
+    accum4_t a = splat4(identity());
+    accum4_t b = a, c = a, d = a;
+    ulong i = begin;
+    for (; i + 3 * step < end; i += 4 * step) {
+        a = op4(a, read4(in, first_vector + i, first, start));
+        b = op4(b, read4(in, first_vector + i + step, first, start));
+        c = op4(c, read4(in, first_vector + i + 2 * step, first, start));
+        d = op4(d, read4(in, first_vector + i + 3 * step, first, start));
+    }
+    for (; i < end; i += step)
+        a = op4(a, read4(in, first_vector + i, first, start));
+    return REDUCE_COMBINE_LANES(op, REDUCE_COMBINE_ACCUMULATORS(op4, a, b, c, d));
+}
+
+#else
+
+// argmin's and argmax's first pass. Pairing every value with its 64-bit index and keeping the
+// pair that wins made the fold compute-bound (1.6 to 2.2 times min's time on an H100,
+// docs/ops-and-types.md). A work-item keeps less: leads, a value and its place in 32 bits,
+// counted from the first value of the segment's first vector (below). Each lane of each
+// accumulator sees its values in index order, so its lead is the first of the best values it
+// has read, which one comparison (wins_in_order, the op's condition without indices: ties
+// keep the lead) and two selects per value keep; the lanes of a load share its place, the
+// lane (x +0, y +1, z +2, w +3) added once they are combined. Leads combine with lead_op,
+// the op's own condition, and one pair is made per segment.
+typedef struct {
+    REDUCE_ACCUM value;
+    uint index;
+} lead_t;
+typedef struct {
+    lead_t x, y, z, w;
+} lead4_t;
+
+bool wins_in_order(lead_t a, lead_t b); // whether b, read after a, takes the lead
+lead_t lead_op(lead_t a, lead_t b);     // op on leads
+
+// The place of an accumulator that reads no vector: it stands for the identity, and loses
+// every tie, also with its lane added.
+#define REDUCE_NO_LEAD (UINT_MAX - 3)
+
+// A segment of the vectors holds at most 2^31 values, so that places fit in 32 bits whatever
+// the input's length (the tests take a few vectors to fold many segments).
+#ifndef REDUCE_SEGMENT_VECTORS
+#define REDUCE_SEGMENT_VECTORS (0x80000000ul / REDUCE_VALUES_PER_LOAD)
 #endif
-#ifndef REDUCE_COMBINE_LANES
-#define REDUCE_COMBINE_LANES(v) op(op((v).x, (v).y), op((v).z, (v).w))
-#endif
-#ifndef REDUCE_TAIL_END
-#define REDUCE_TAIL_END(length) (length)
+
+lead_t take_in_order(lead_t a, lead_t b) {
+    return wins_in_order(a, b) ? b : a;
+}
+
+lead4_t take4_in_order(lead4_t a, lead4_t b) {
+    const lead4_t taken = {take_in_order(a.x, b.x), take_in_order(a.y, b.y),
+                           take_in_order(a.z, b.z), take_in_order(a.w, b.w)};
+    return taken;
+}
+
+lead4_t lead_op4(lead4_t a, lead4_t b) {
+    const lead4_t won = {lead_op(a.x, b.x), lead_op(a.y, b.y), lead_op(a.z, b.z),
+                         lead_op(a.w, b.w)};
+    return won;
+}
+
+// Four mapped values, leads at `index`.
+lead4_t leads_at(accum4_t mapped, uint index) {
+    const lead4_t leads = {{mapped.x.value, index},
+                           {mapped.y.value, index},
+                           {mapped.z.value, index},
+                           {mapped.w.value, index}};
+    return leads;
+}
+
+// read4 as leads: values nv ... nv + n - 1, the first of which is at `index` in the segment.
+// Their indices in the whole input go to the map, which may use them; where it does not, the
+// compiler drops them.
+lead4_t read_leads(global const input_t* in, ulong v, ulong first, ulong start, uint index) {
+    const quarters_t x = {loadn(in, v)};
+    const ulong i = REDUCE_VALUES_PER_LOAD * v - first + start;
+    lead4_t folded = leads_at(map4(x.quarter[0], i), index);
+    for (uint q = 1; q < REDUCE_VALUES_PER_LOAD / 4; ++q)
+        folded = REDUCE_COMBINE_QUARTERS(take4_in_order, folded,
+                                         leads_at(map4(x.quarter[q], i + 4 * q), index + 4 * q));
+    return folded;
+}
+
+// The leads of one place with their lanes' places.
+lead4_t lanes_apart(lead4_t leads) {
+    leads.y.index += 1;
+    leads.z.index += 2;
+    leads.w.index += 3;
+    return leads;
+}
+
+// fold_vectors's loop over the work-item's vectors in the segment of REDUCE_SEGMENT_VECTORS
+// vectors from `segment` on, as leads, then the pair that wins. Two accumulators, not four:
+// with four, the kernel took 72 to 78 registers on an H100, past the 64 that four work-groups
+// of 256 per compute unit leave a work-item, and 2^28 values took 4% longer
+// (docs/ops-and-types.md). Ties keep the lead, so each accumulator starts from its first
+// vector, not from the identity (whose tie with a value would keep the identity); one that
+// reads none holds no lead.
+accum_t fold_segment(global const input_t* in, ulong first, ulong start, ulong first_vector,
+                     ulong segment, ulong begin, ulong end, ulong step) {
+    ulong i = begin >= segment ? begin : begin + (segment - begin + step - 1) / step * step;
+    end = min(end, segment + REDUCE_SEGMENT_VECTORS);
+    // Only where an accumulator's vector is in the segment is `apart` less than 2^31.
+    const uint apart = (uint)step * REDUCE_VALUES_PER_LOAD;
+    uint index = (uint)(i - segment) * REDUCE_VALUES_PER_LOAD;
+    const lead_t no_lead = {identity().value, REDUCE_NO_LEAD};
+    const lead4_t none = {no_lead, no_lead, no_lead, no_lead};
+#define REDUCE_READ(k) read_leads(in, first_vector + i + (k)*step, first, start, index + (k)*apart)
+    lead4_t a = i < end ? REDUCE_READ(0) : none;
+    lead4_t b = i + step < end ? REDUCE_READ(1) : none;
+    for (i += 2 * step, index += 2 * apart; i + step < end; i += 2 * step, index += 2 * apart) {
+        a = take4_in_order(a, REDUCE_READ(0));
+        b = take4_in_order(b, REDUCE_READ(1));
+    }
+    if (i < end)
+        a = take4_in_order(a, REDUCE_READ(0));
+#undef REDUCE_READ
+    const lead_t lead =
+        REDUCE_COMBINE_LANES(lead_op, lanes_apart(REDUCE_COMBINE_ACCUMULATOR_PAIR(lead_op4, a, b)));
+    const accum_t pair = {lead.value, REDUCE_VALUES_PER_LOAD * (first_vector + segment) - first +
+                                          start + lead.index};
+    return lead.index >= REDUCE_NO_LEAD ? identity() : pair;
+}
+
+// fold_vectors for argmin's and argmax's first pass, segment by segment.
+accum_t fold_vectors(global const input_t* in, ulong first, ulong start, ulong first_vector,
+                     ulong begin, ulong end, ulong step) {
+    ulong segment = begin - begin % REDUCE_SEGMENT_VECTORS;
+    accum_t folded = fold_segment(in, first, start, first_vector, segment, begin, end, step);
+    for (segment += REDUCE_SEGMENT_VECTORS; segment < end; segment += REDUCE_SEGMENT_VECTORS)
+        folded =
+            op(folded, fold_segment(in, first, start, first_vector, segment, begin, end, step));
+    return folded;
+}
+
 #endif
 
 // Each work-item first folds its share of the input in private memory, reading vectors of
@@ -215,36 +362,7 @@ accum_t fold_private(global const input_t* in, ulong first, ulong length, ulong 
     const ulong end = vectors;
     const ulong step = items;
 #endif
-
-    // Four accumulators keep four independent loads in flight. A map that does not use a
-    // value's index costs nothing. Each accumulator's lanes see their values in index order,
-    // so the loop may use op4_in_order. For argmin and argmax it starts from the first four
-    // vectors, not from the identity, whose tie with a value op4_in_order would keep; the
-    // other ops skip that step, which made their loop 8% slower on an H100 (docs/ops-and-types.md).
-    accum4_t a = splat4(identity());
-    accum4_t b = a, c = a, d = a;
-    ulong i = begin;
-#define REDUCE_READ(k) read4(in, first_vector + i + (k)*step, first, start)
-#if defined(REDUCE_INDEXED)
-    if (i + 3 * step < end) {
-        a = REDUCE_READ(0);
-        b = REDUCE_READ(1);
-        c = REDUCE_READ(2);
-        d = REDUCE_READ(3);
-        i += 4 * step;
-    }
-#endif
-    for (; i + 3 * step < end; i += 4 * step) {
-        a = op4_in_order(a, REDUCE_READ(0));
-        b = op4_in_order(b, REDUCE_READ(1));
-        c = op4_in_order(c, REDUCE_READ(2));
-        d = op4_in_order(d, REDUCE_READ(3));
-    }
-#undef REDUCE_READ
-    for (; i < end; i += step)
-        a = op4(a, read4(in, first_vector + i, first, start));
-    const accum4_t folded = REDUCE_COMBINE_ACCUMULATORS(a, b, c, d);
-    accum_t value = REDUCE_COMBINE_LANES(folded);
+    accum_t value = fold_vectors(in, first, start, first_vector, begin, end, step);
     for (ulong at = item; at < head; at += items)
         value = op(value, map(load(in, first + at), start + at));
     for (ulong tail = head + vectors * per_load + item; tail < REDUCE_TAIL_END(length);

@@ -14,12 +14,14 @@ const std::vector<OpInfo>& all_ops() {
         "b.value < a.value || (b.value == a.value && b.index < a.index)";
     constexpr const char* arg_integer_max =
         "b.value > a.value || (b.value == a.value && b.index < a.index)";
+    // Without branches on NaN: b wins where it wins in index order (below), or ties (both
+    // NaN, or equal) with a smaller index.
     constexpr const char* arg_floating_min =
-        "isnan(a.value) || isnan(b.value) ? isnan(b.value) && (!isnan(a.value) || b.index < "
-        "a.index) : b.value < a.value || (b.value == a.value && b.index < a.index)";
+        "(!(a.value <= b.value) && a.value == a.value) || (!(b.value > a.value) && "
+        "isnan(a.value) == isnan(b.value) && b.index < a.index)";
     constexpr const char* arg_floating_max =
-        "isnan(a.value) || isnan(b.value) ? isnan(b.value) && (!isnan(a.value) || b.index < "
-        "a.index) : b.value > a.value || (b.value == a.value && b.index < a.index)";
+        "(!(a.value >= b.value) && a.value == a.value) || (!(b.value < a.value) && "
+        "isnan(a.value) == isnan(b.value) && b.index < a.index)";
     // clang-format off
     static const std::vector<OpInfo> ops = {
         // op, name, identity, integer text, floating-point text, built-in (and for floating

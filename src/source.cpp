@@ -144,15 +144,16 @@ std::string maps(const OpInfo& op, const TypeInfo& value, const TypeInfo& accumu
     return map_head + "{ return " + map + "; }\n" + map4_head + "{ return " + map4 + "; }\n";
 }
 
-/// op4_in_order(): op4 but, for argmin and argmax reading values, the row's cheaper condition,
-/// which holds only where b's indices come after a's. Partials come in no such order.
-std::string in_order_combination(const OpInfo& row, const TypeInfo& accumulator, Reads reads) {
-    const std::string head = "accum4_t op4_in_order(accum4_t a, accum4_t b) ";
+/// wins_in_order() and lead_op() for argmin and argmax reading values (REDUCE_INDEXING):
+/// the row's cheaper condition, which holds only where b's values come after a's, and its
+/// full one on leads. Partials come in no such order, and have no leads.
+std::string lead_conditions(const OpInfo& row, const TypeInfo& accumulator, Reads reads) {
     if (!row.indexed || reads != Reads::values)
-        return head + "{ return op4(a, b); }\n";
-    const auto wins = accumulator.floating() ? row.floating_in_order : row.integer_in_order;
-    return "accum_t op_in_order(accum_t a, accum_t b) { return (" + std::string(wins) +
-           ") ? b : a; }\n" + head + each_lane("op_in_order(a.$L, b.$L)", true) + "\n";
+        return {};
+    const auto in_order = accumulator.floating() ? row.floating_in_order : row.integer_in_order;
+    return "bool wins_in_order(lead_t a, lead_t b) { return " + std::string(in_order) +
+           "; }\nlead_t lead_op(lead_t a, lead_t b) { return (" +
+           combination(row, accumulator, "") + ") ? b : a; }\n";
 }
 
 /// identity(), splat4(), op() and op4(): the user's, the op's row's, or for argmin and argmax
@@ -218,6 +219,7 @@ std::string type_options(DataType input, DataType accumulator, Op op, Reads read
     // Partials are read 4 at a time, as are the 4- and 8-byte types; narrower ones 8 or 16.
     const auto per_load = std::to_string(in.values_per_load());
     return std::string(indexed ? "-D REDUCE_INDEXED " : "") +
+           (indexed && !pairs ? "-D REDUCE_INDEXING " : "") +
            "-D REDUCE_INPUT=" + (pairs ? value : in.cl_storage) + " -D REDUCE_VALUE=" + value +
            " -D REDUCE_VALUE4=" + (pairs ? "accum4_t" : value + "4") +
            " -D REDUCE_VALUEN=" + (pairs ? "accum4_t" : value + per_load) +
@@ -235,7 +237,7 @@ std::string op_definitions(Op op, Path path, DataType input, DataType accumulato
     text += loads(info(input));
     text += maps(row, info(input), accum, user.map, reads);
     text += combinations(op, accumulator, user);
-    text += in_order_combination(row, accum, reads);
+    text += lead_conditions(row, accum, reads);
     if (picks_an_operand(row) && combines_before_map(info(input), reads, !user.map.empty()))
         text += "value4_t op4_values(value4_t a, value4_t b) { return " +
                 combination(row, info(input), "4") + "; }\n";

@@ -1,11 +1,13 @@
 // Device tests of argmin and argmax: NumPy's first index of the extreme, with the value, on
-// every type, path, finish and telling length, with ties, NaN, infinities and signed zeros, and
-// with the input in several buffers or streamed from host memory, whose indices follow on.
+// every type, path, finish and telling length, with ties, NaN, infinities and signed zeros,
+// with the input in several buffers or streamed from host memory, whose indices follow on,
+// and with the first pass's segments short enough that short inputs span many.
 
 #include "catch_compat.hpp"
 #include "clreduce/input.hpp"
 #include "clreduce/stream.hpp"
 #include "detail/reference.hpp"
+#include "detail/source.hpp"
 #include "device_targets.hpp"
 
 #include <cmath>
@@ -65,6 +67,26 @@ void check_same(const Reduction& device, const Reference& host) {
     CHECK(same_value(device.value, host.value));
 }
 
+/// The reducer's result equals the host reference's on each of `inputs` at each telling
+/// length, from the first value and from the fourth.
+void check_telling_lengths(Reducer& reducer, const DeviceUnderTest& target,
+                           const std::vector<HostValues>& inputs) {
+    const auto lengths = telling_lengths(reducer);
+    for (const auto& values : inputs) {
+        const auto input = upload(target.queue, values);
+        for (const auto length : lengths)
+            // From an odd first value too: the index counts from `first`.
+            for (const std::uint64_t first : {std::uint64_t{0}, std::uint64_t{3}}) {
+                if (first >= length)
+                    continue;
+                const auto count = length - first;
+                INFO("values " << first << " + " << count);
+                check_same(reducer.reduce_timed(target.queue.queue, {{input, count, first}}),
+                           host_reduce(reducer.op(), ValuesView(values).part(first, count), count));
+            }
+    }
+}
+
 } // namespace
 
 TEST_CASE("argmin and argmax give NumPy's first index on every type, path, finish and length",
@@ -83,21 +105,35 @@ TEST_CASE("argmin and argmax give NumPy's first index on every type, path, finis
             REQUIRE(reducer);
             const auto lengths = telling_lengths(*reducer);
             const auto longest = *std::max_element(lengths.begin(), lengths.end());
-            for (const auto& values : {random_values(recipe.type, recipe.op, longest, 2029),
-                                       tied_values(recipe.type, longest)}) {
-                const auto input = upload(target.queue, values);
-                for (const auto length : lengths)
-                    // From an odd first value too: the index counts from `first`.
-                    for (const std::uint64_t first : {std::uint64_t{0}, std::uint64_t{3}}) {
-                        if (first >= length)
-                            continue;
-                        const auto count = length - first;
-                        INFO("values " << first << " + " << count);
-                        check_same(
-                            reducer->reduce_timed(target.queue.queue, {{input, count, first}}),
-                            host_reduce(recipe.op, ValuesView(values).part(first, count), count));
-                    }
-            }
+            check_telling_lengths(*reducer, target,
+                                  {random_values(recipe.type, recipe.op, longest, 2029),
+                                   tied_values(recipe.type, longest)});
+        }
+    }
+}
+
+TEST_CASE("argmin and argmax give the first index where a work-item's vectors span segments",
+          "[device][argops]") {
+    // The first pass's places are 32-bit within segments of 2^31 values (reduce.cl's
+    // fold_segment). This kernel makes a segment 5 vectors, so that short inputs span many,
+    // as inputs past 2^31 values do; bytes fold quarters of a load too.
+    const auto short_segments =
+        read_kernel_file("reduce.cl", {CLREDUCE_TEST_KERNEL_VARIANTS_DIR "/short-segments"});
+    for (const auto& combination : every_op_and_type()) {
+        const auto& recipe = combination.recipe;
+        if (!info(recipe.op).indexed || recipe.finish != Finish::passes ||
+            !(recipe.type == DataType::int32 || recipe.type == DataType::float32 ||
+              recipe.type == DataType::int8))
+            continue;
+        DYNAMIC_SECTION(combination.name()) {
+            const auto& target = *combination.target;
+            Reducer reducer(target.queue.context, target.queue.device, recipe, short_segments);
+            const auto lengths = telling_lengths(reducer);
+            const auto longest = *std::max_element(lengths.begin(), lengths.end());
+            check_telling_lengths(reducer, target,
+                                  {random_values(recipe.type, recipe.op, longest, 2029),
+                                   tied_values(recipe.type, longest),
+                                   identity_values(recipe.type, recipe.op, longest)});
         }
     }
 }

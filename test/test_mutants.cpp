@@ -1,7 +1,8 @@
 // Kernel mutants, made by test/CMakeLists.txt: reduce.cl with one of the fold's named steps
-// (REDUCE_TAIL_END, REDUCE_COMBINE_LANES, REDUCE_COMBINE_ACCUMULATORS, REDUCE_COMBINE_QUARTERS)
-// redefined to lose the last tail value, one vector lane, one of the four accumulators or the
-// quarters of a load of 8 or 16 values after its first. clreduce's validation of its own random
+// (REDUCE_TAIL_END, REDUCE_COMBINE_LANES, REDUCE_COMBINE_ACCUMULATORS and argmin's and
+// argmax's REDUCE_COMBINE_ACCUMULATOR_PAIR, REDUCE_COMBINE_QUARTERS) redefined to lose the last
+// tail value, one vector lane, one of the accumulators or the quarters of a load of 8 or 16
+// values after its first. clreduce's validation of its own random
 // input must fail every one of them on every device, path, type and op, and pass the kernel
 // itself on the same inputs. The mutations are in the fold that both finishes share,
 // so the test runs the passes, which every device has (a build per mutant is most of its

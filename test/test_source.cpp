@@ -76,14 +76,23 @@ TEST_CASE("the built-in ops broadcast with a vector literal, argmin and argmax f
     const auto partials = op_definitions(Op::argmin, Path::tree, DataType::float32,
                                          DataType::float32, {}, Reads::partials);
     CHECK_THAT(partials, Catch::Contains("accum_t map(value_t x, ulong i) { return x; }"));
-    CHECK_THAT(partials, Catch::Contains("isnan(b.value) && (!isnan(a.value) || b.index < "
-                                         "a.index)"));
+    CHECK_THAT(partials, Catch::Contains("isnan(a.value) == isnan(b.value) && b.index < "
+                                         "a.index"));
+    // A work-item's leads (REDUCE_INDEXING) are only the first pass's: the condition in index
+    // order, and the op's own on a lead's 32-bit place.
+    CHECK_THAT(partials, !Catch::Contains("lead_t"));
+    CHECK_THAT(argmax, Catch::Contains("bool wins_in_order(lead_t a, lead_t b) { return b.value > "
+                                       "a.value; }"));
+    CHECK_THAT(argmax, Catch::Contains("lead_t lead_op(lead_t a, lead_t b) { return (b.value > "
+                                       "a.value || (b.value == a.value && b.index < a.index)) ? b "
+                                       ": a; }"));
     CHECK(type_options(DataType::float32, DataType::float32, Op::argmin, Reads::partials) ==
           "-D REDUCE_INDEXED -D REDUCE_INPUT=accum_t -D REDUCE_VALUE=accum_t -D "
           "REDUCE_VALUE4=accum4_t -D REDUCE_VALUEN=accum4_t -D REDUCE_VALUES_PER_LOAD=4 -D "
           "REDUCE_ACCUM=float -D REDUCE_ACCUM4=float4");
     CHECK(type_options(DataType::float16, DataType::float32, Op::argmax) ==
-          "-D REDUCE_INDEXED -D REDUCE_INPUT=half -D REDUCE_VALUE=float -D REDUCE_VALUE4=float4 "
+          "-D REDUCE_INDEXED -D REDUCE_INDEXING -D REDUCE_INPUT=half -D REDUCE_VALUE=float -D "
+          "REDUCE_VALUE4=float4 "
           "-D REDUCE_VALUEN=float8 -D REDUCE_VALUES_PER_LOAD=8 -D REDUCE_ACCUM=float -D "
           "REDUCE_ACCUM4=float4");
     CHECK(type_options(DataType::int32, DataType::int32, Op::max, Reads::partials) ==

@@ -69,7 +69,8 @@ struct OpInfo {
     // condition under which pair b wins over pair a (see arg_partial_size()).
     bool indexed = false;
     // Of indexed ops, the cheaper condition under which b wins where b's index is known to
-    // come after a's (a work-item's private fold): ties keep a, so indices are not compared.
+    // come after a's (a work-item's private fold, reduce.cl's wins_in_order): ties keep a, so
+    // indices are not compared.
     const char* integer_in_order = nullptr;
     const char* floating_in_order = nullptr;
 };
