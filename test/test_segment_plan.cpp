@@ -49,6 +49,22 @@ TEST_CASE("axes out of range, repeated or apart are refused", "[segment_plan]") 
     CHECK(cause_of({0, 2}) == Errc::unsupported);
 }
 
+TEST_CASE("each result's values lie at its first value plus the reduced offsets",
+          "[segment_plan]") {
+    using Offsets = std::vector<std::uint64_t>;
+    const auto middle = axis_offsets(Shape{{2, 3, 4}}, {1});
+    CHECK(middle.results == Offsets{0, 1, 2, 3, 12, 13, 14, 15});
+    CHECK(middle.reduced == Offsets{0, 4, 8});
+    // Fortran order: axis 0 is the fastest; the results follow the memory's order.
+    const auto first = axis_offsets(Shape{{2, 3, 4}, Order::fortran}, {0});
+    CHECK(first.results == Offsets{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22});
+    CHECK(first.reduced == Offsets{0, 1});
+    const auto apart = axis_offsets(Shape{{2, 3, 4}}, {0, 2});
+    CHECK(apart.results == Offsets{0, 4, 8});
+    CHECK(apart.reduced == Offsets{0, 1, 2, 3, 12, 13, 14, 15});
+    CHECK(axis_offsets(Shape{{2, 0, 3}}, {1}).reduced.empty());
+}
+
 TEST_CASE("shapes choose the kernel, the team and the split", "[segment_plan]") {
     const auto plan = [](std::uint64_t rows, std::uint64_t columns, int axis) {
         return plan_axis(axis_layout(Shape{{rows, columns}}, {axis}), gpu());

@@ -147,6 +147,63 @@ TEST_CASE("every op and type reduces along axes, in work-groups that loop over t
     }
 }
 
+TEST_CASE("a user's op and map along axes: each result's values in index order, i along the axis",
+          "[segmented]") {
+    // np.sum(x * index along the axis) and np.max(x + index) per result, the index counted
+    // along the reduced axes (over two adjacent ones, in memory order).
+    struct UserCase {
+        Expressions user;
+        std::int64_t identity;
+        std::int64_t (*combine)(std::int64_t, std::int64_t);
+        std::int64_t (*map)(std::int64_t x, std::int64_t i);
+    };
+    const UserCase cases[] = {
+        {{"a + b", "0", "(accum_t)x * (accum_t)i"},
+         0,
+         [](std::int64_t a, std::int64_t b) { return a + b; },
+         [](std::int64_t x, std::int64_t i) { return x * i; }},
+        {{"max(a, b)", "LONG_MIN", "(accum_t)x + (accum_t)i"},
+         std::numeric_limits<std::int64_t>::min(),
+         [](std::int64_t a, std::int64_t b) { return std::max(a, b); },
+         [](std::int64_t x, std::int64_t i) { return x + i; }},
+    };
+    for (auto& target : devices_under_test())
+        for (const auto& user_case : cases) {
+            INFO("device '" << target.report.name << "', op " << user_case.user.reduce);
+            Recipe recipe;
+            recipe.type = DataType::int8; // products with i far from int64's limits
+            recipe.op = Op::custom;
+            recipe.user = user_case.user;
+            recipe.accumulate = DataType::int64;
+            SegmentedReducer reducer(target.queue.context, target.queue.device, recipe);
+            for (const auto& [shape, axes] : telling_axis_cases()) {
+                INFO("shape of rank " << shape.extents.size() << ", " << shape.extents.front()
+                                      << " first, axis " << axes.front());
+                const auto values = random_values(DataType::int8, Op::sum, shape.values(), 5);
+                const auto& x = std::get<std::vector<std::int8_t>>(values);
+                std::vector<Scalar> expected;
+                const auto offsets = axis_offsets(shape, axes);
+                for (const auto first : offsets.results) {
+                    auto result = user_case.identity;
+                    for (std::size_t r = 0; r < offsets.reduced.size(); ++r)
+                        result =
+                            user_case.combine(result, user_case.map(x[first + offsets.reduced[r]],
+                                                                    static_cast<std::int64_t>(r)));
+                    expected.push_back(result);
+                }
+                const auto input = shape.values() == 0
+                                       ? cl::Buffer(target.queue.context, CL_MEM_READ_ONLY, 8)
+                                       : upload(target.queue, values);
+                const auto result = reducer.reduce_axes(target.queue.queue, input, 0, shape, axes);
+                REQUIRE(result.values.size() == expected.size());
+                for (std::size_t k = 0; k < expected.size(); ++k)
+                    if (!same_value(result.values[k], expected[k]))
+                        FAIL("result " << k << " is " << to_string(result.values[k])
+                                       << ", expected " << to_string(expected[k]));
+            }
+        }
+}
+
 TEST_CASE("CSR segments: empty, tiny, huge, one, none", "[segmented]") {
     std::mt19937_64 random(5);
     std::vector<std::uint64_t> tiny(5000);

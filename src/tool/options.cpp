@@ -212,7 +212,7 @@ constexpr const char* combination_rule =
     "its own kernel, so not with --strategy, --finish, --factor, --sweep, --map, --reduce or "
     "--accumulate. "
     "--axis reduces along axes with its values on the devices, so not with --sweep, "
-    "--host-input, --max-buffer, --exact, --reduce or --kernels, and -o argmin and argmax take "
+    "--host-input, --max-buffer, --exact or --kernels, and -o argmin and argmax take "
     "one axis; --shape and --output need --axis, "
     "and --shape replaces -l. "
     "--name=value is read as --name value.";
@@ -445,13 +445,12 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
                       {&exact, &accumulate},
                       {&shape, &length},
                       {&shape, &input},
-                      // What reduces along axes: its values on the devices, the
-                      // built-in ops checked on the host (docs/axes.md).
+                      // What reduces along axes: its values on the devices, with
+                      // the segmented kernels (docs/axes.md).
                       {&axis, &sweep},
                       {&axis, &host_input},
                       {&axis, &max_buffer},
                       {&axis, &exact},
-                      {&axis, &reduce},
                       {&axis, &kernel_dir}});
     for (const auto* needs_axis : {&shape, &output})
         if (needs_axis->isSet() && !axis.isSet())

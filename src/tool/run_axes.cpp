@@ -4,6 +4,7 @@
 
 #include "clreduce/measure.hpp"
 #include "clreduce/profiling.hpp"
+#include "clreduce/reducer.hpp"
 #include "clreduce/reference.hpp"
 #include "clreduce/segmented.hpp"
 #include "tool/axis_results.hpp"
@@ -95,6 +96,23 @@ SegmentedResult reduce_shares(std::vector<Share>& shares, const Options& options
     return whole;
 }
 
+/// Each result's reference: the host's reduction where it evaluates the op and the map, else
+/// the whole-array check's (reference_for()): the same definitions in index order, on the
+/// first device, over each result's values gathered in memory order, so that a map's i is the
+/// value's index along the reduced axes there too.
+std::vector<Reference> references_of(const Options& options, const SelectedDevice& device,
+                                     const ValuesView& values, const Shape& shape) {
+    const auto map = host_map(options.user.map);
+    if (map && options.op != Op::custom)
+        return host_reduce_axes(options.op, values, shape, options.axes, options.accumulate, *map);
+    DeviceQueue queues(device.device);
+    Reducer reducer(queues.context, device.device,
+                    recipe_for(options, query_report(device.device), Finish::passes));
+    return axis_references(values, shape, options.axes, [&](const ValuesView& segment) {
+        return reference_for(reducer, queues.queue, {segment});
+    });
+}
+
 std::string device_name(const Share& share) {
     return share.device->device.getInfo<CL_DEVICE_NAME>() + " (-p " +
            std::to_string(share.device->platform_index) + " -d " +
@@ -153,10 +171,6 @@ ExitCode run_axes(const std::vector<SelectedDevice>& devices, const Options& opt
                   std::ostream& out) {
     const auto shape = array_shape(options, file_shape);
     const auto layout = layout_of(shape, options, file_shape.has_value());
-    // A map the host cannot evaluate is refused before any device runs.
-    const auto map = options.user.map.empty() || !options.check
-                         ? HostMap::none
-                         : host_map_of(options, "along axes");
     refuse_past_host_memory(shape.values(), info(options.type).size);
     const auto drawn =
         file ? HostValues{} : random_values(options.type, options.op, shape.values(), options.seed);
@@ -165,8 +179,7 @@ ExitCode run_axes(const std::vector<SelectedDevice>& devices, const Options& opt
     auto shares = shares_of(layout, devices);
     const auto result = reduce_shares(shares, options, layout, values);
     if (options.check)
-        refuse_wrong(options, result,
-                     host_reduce_axes(options.op, values, layout, options.accumulate, map),
+        refuse_wrong(options, result, references_of(options, devices.front(), values, shape),
                      layout.length, values.origin);
     if (!options.output.empty())
         write_npy(options.output, options, result);
