@@ -65,9 +65,10 @@ SegmentedReducer::SegmentedReducer(const cl::Context& context, const cl::Device&
     partials_kernels_ =
         kernels_of(segmented_source(policy_, policy_.accumulator, partials_user, Reads::partials),
                    policy_.partials_build_options);
-    device_shape_ = launch_shape(
-        report_, policy_, {values_kernels_.rows, values_kernels_.columns, partials_kernels_.rows},
-        device_, tuning);
+    device_shape_ = launch_shape(report_, policy_,
+                                 {values_kernels_.rows, values_kernels_.columns,
+                                  partials_kernels_.rows, partials_kernels_.columns},
+                                 device_, tuning);
 } catch (const cl::Error& error) {
     throw Error(error);
 }
@@ -125,31 +126,59 @@ void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const Segment
         cl::NDRange(pass.work_group_size), wait.empty() ? nullptr : &wait, &event);
 }
 
-cl::Event SegmentedReducer::enqueue_reduce_axes(
-    const cl::CommandQueue& queue, const cl::Buffer& input, std::uint64_t first, const Shape& shape,
-    const std::vector<int>& axes, const cl::Buffer& result, std::uint64_t result_index,
-    const std::vector<cl::Event>& wait, std::vector<cl::Event>* events) try {
-    const auto layout = axis_layout(shape, axes);
-    require_holds(input, first, shape.values(), info(policy_.recipe.type).size, "input");
-    require_holds(result, result_index, layout.results(), accumulator_size(), "result");
+void SegmentedReducer::enqueue_step(const cl::CommandQueue& queue, const AxisLayout& layout,
+                                    bool partials, const cl::Buffer& in, std::uint64_t first,
+                                    const cl::Buffer& out, std::uint64_t first_out,
+                                    const std::vector<cl::Event>& wait,
+                                    std::vector<cl::Event>& launched) {
     const auto passes = plan(layout);
-    if (passes.empty()) { // no results: nothing to do but what the caller waits for
-        cl::Event marker;
-        queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &marker);
-        return marker;
-    }
-    if (passes.size() == 2 && partials_capacity_ < passes.front().outputs()) {
+    if (passes.empty()) // no results
+        return;
+    const bool split = passes.size() == 2;
+    if (split && partials_capacity_ < passes.front().outputs()) {
         partials_ =
             cl::Buffer(context_, CL_MEM_READ_WRITE, passes.front().outputs() * accumulator_size());
         partials_capacity_ = passes.front().outputs();
     }
-    std::vector<cl::Event> launched(passes.size());
-    const bool split = passes.size() == 2;
-    enqueue_pass(queue, passes.front(), false, input, first, nullptr, split ? partials_ : result,
-                 split ? 0 : result_index, wait, launched.front());
-    if (split)
-        enqueue_pass(queue, passes.back(), true, partials_, 0, nullptr, result, result_index, {},
+    launched.emplace_back();
+    enqueue_pass(queue, passes.front(), partials, in, first, nullptr, split ? partials_ : out,
+                 split ? 0 : first_out, wait, launched.back());
+    if (split) {
+        launched.emplace_back();
+        enqueue_pass(queue, passes.back(), true, partials_, 0, nullptr, out, first_out, {},
                      launched.back());
+    }
+}
+
+cl::Event SegmentedReducer::enqueue_reduce_axes(
+    const cl::CommandQueue& queue, const cl::Buffer& input, std::uint64_t first, const Shape& shape,
+    const std::vector<int>& axes, const cl::Buffer& result, std::uint64_t result_index,
+    const std::vector<cl::Event>& wait, std::vector<cl::Event>* events) try {
+    const auto steps = axis_steps(shape, axes);
+    require_holds(input, first, shape.values(), info(policy_.recipe.type).size, "input");
+    require_holds(result, result_index, steps.back().results(), accumulator_size(), "result");
+    if (steps.size() > 1 && (info(policy_.recipe.op).indexed || !policy_.recipe.user.map.empty()))
+        throw Error(Errc::unsupported,
+                    "axes apart in memory are reduced one run of adjacent axes after another, "
+                    "and the index of argmin, argmax and a map's i counts along one run");
+    // Each step but the last leaves its results, accumulators, for the next to read.
+    std::vector<cl::Event> launched;
+    cl::Buffer from = input;
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+        const bool last = k + 1 == steps.size();
+        const auto to =
+            last ? result
+                 : cl::Buffer(context_, CL_MEM_READ_WRITE,
+                              std::max<std::uint64_t>(1, steps[k].results()) * accumulator_size());
+        enqueue_step(queue, steps[k], k > 0, from, k == 0 ? first : 0, to, last ? result_index : 0,
+                     launched.empty() ? wait : std::vector<cl::Event>{}, launched);
+        from = to;
+    }
+    if (launched.empty()) { // no results: nothing to do but what the caller waits for
+        launched.emplace_back();
+        queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &launched.back());
+        return launched.back();
+    }
     if (events)
         *events = launched;
     return launched.back();
@@ -215,12 +244,12 @@ SegmentedResult SegmentedReducer::reduce_axes(const cl::CommandQueue& queue,
                                               const cl::Buffer& input, std::uint64_t first,
                                               const Shape& shape,
                                               const std::vector<int>& axes) try {
-    auto layout = axis_layout(shape, axes);
+    auto last = axis_steps(shape, axes).back();
     const cl::Buffer results(context_, CL_MEM_READ_WRITE,
-                             std::max<std::uint64_t>(1, layout.results()) * accumulator_size());
+                             std::max<std::uint64_t>(1, last.results()) * accumulator_size());
     std::vector<cl::Event> events;
     enqueue_reduce_axes(queue, input, first, shape, axes, results, 0, {}, &events);
-    return read_results(queue, results, std::move(layout.result), events);
+    return read_results(queue, results, std::move(last.result), events);
 } catch (const cl::Error& error) {
     throw Error(error);
 }

@@ -11,8 +11,12 @@
 // along the reduced axis. An empty segment gives the op's identity; for argmin and argmax the
 // index -1 (no_index).
 //
+// Axes apart in memory (axis 0 and 2 of a 3-D array) are reduced one run of adjacent axes
+// after another, the innermost first (axis_steps() in segment_plan.hpp), through partials.
+//
 // Errors: Error (errors.hpp), as the Reducer's: Errc::invalid_argument for axes or ranges the
-// call cannot take, Errc::unsupported for axes that are not adjacent in memory.
+// call cannot take, Errc::unsupported for argmin, argmax or a map along axes apart in memory
+// (their index counts along one run of adjacent axes).
 // Threads: one queue at a time, like a Reducer; its temporaries are its own.
 
 #include "clreduce/capabilities.hpp"
@@ -64,7 +68,7 @@ public:
 
     /// Enqueues the reduction of the array `shape` (of the recipe's type, from value `first`
     /// of `input` on) along `axes` (negative: from the end), after `wait`, writing
-    /// axis_layout(shape, axes).results() accumulators to `result` from `result_index` on, in
+    /// axis_steps(shape, axes).back().results() accumulators to `result` from `result_index` on, in
     /// the input's order. Returns the last launch's event; `events`, if given, gets every
     /// launch's.
     cl::Event enqueue_reduce_axes(const cl::CommandQueue& queue, const cl::Buffer& input,
@@ -100,6 +104,12 @@ public:
     void append_results(SegmentedResult& into, const void* bytes, std::uint64_t count) const;
 
 private:
+    /// Enqueues the launches of one step (axis_steps()), after `wait`, reading values or
+    /// `partials` from `in`, and appends their events to `launched`.
+    void enqueue_step(const cl::CommandQueue& queue, const AxisLayout& layout, bool partials,
+                      const cl::Buffer& in, std::uint64_t first, const cl::Buffer& out,
+                      std::uint64_t first_out, const std::vector<cl::Event>& wait,
+                      std::vector<cl::Event>& launched);
     void enqueue_pass(const cl::CommandQueue& queue, const SegmentPass& pass, bool partials,
                       const cl::Buffer& in, std::uint64_t first, const cl::Buffer* offsets,
                       const cl::Buffer& out, std::uint64_t first_out,

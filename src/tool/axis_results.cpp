@@ -62,9 +62,14 @@ Shape array_shape(const Options& options, const std::optional<Shape>& file_shape
                  Order::c};
 }
 
-AxisLayout layout_of(const Shape& shape, const Options& options, bool from_file) {
+namespace {
+
+/// layout(), with its errors as the tool's: an axis the array does not have is the file's
+/// problem (`from_file`) or the command line's; axes apart are unsupported.
+template <typename Layout>
+auto refusing_axes(bool from_file, Layout layout) {
     try {
-        return axis_layout(shape, options.axes);
+        return layout();
     } catch (const Error& error) {
         if (error.cause() == Errc::unsupported)
             throw Failure(ExitCode::unsupported, std::string("--axis: ") + error.what());
@@ -72,6 +77,16 @@ AxisLayout layout_of(const Shape& shape, const Options& options, bool from_file)
                       std::string("--axis: ") + error.what() +
                           (from_file ? " (the --input file's shape)" : ""));
     }
+}
+
+} // namespace
+
+AxisLayout layout_of(const Shape& shape, const Options& options, bool from_file) {
+    return refusing_axes(from_file, [&] { return axis_layout(shape, options.axes); });
+}
+
+std::vector<AxisLayout> steps_of(const Shape& shape, const Options& options, bool from_file) {
+    return refusing_axes(from_file, [&] { return axis_steps(shape, options.axes); });
 }
 
 void refuse_wrong(const Options& options, const SegmentedResult& result,

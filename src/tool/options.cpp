@@ -284,8 +284,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
         "", "shape", cmd);
     TCLAP::ValueArg<std::string> axis(
         "", "axis",
-        "Reduce along these axes (NumPy's axis=; -1 the last; 0,1 several adjacent ones): the "
-        "result is an array of the other axes",
+        "Reduce along these axes (NumPy's axis=; -1 the last; 0,2 several): the result is an "
+        "array of the other axes",
         false, "", "axes", cmd);
     TCLAP::ValueArg<std::string> kernel_dir(
         "", "kernels", "Read reduce.cl from this folder instead of the copy built in", false, "",

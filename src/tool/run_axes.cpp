@@ -21,25 +21,43 @@ namespace clreduce {
 namespace {
 
 /// One device's share: whole blocks of the layout, contiguous in memory, so that its results
-/// are a contiguous part of the whole result.
+/// are a contiguous part of the whole result; it reduces `part` along `axes`, from value
+/// `first_value` of the array on.
 struct Share {
     const SelectedDevice* device = nullptr;
     std::uint64_t first_block = 0;
     std::uint64_t blocks = 0;
+    Shape part;
+    std::vector<int> axes;
+    std::uint64_t first_value = 0;
     std::vector<double> pass_us;
     std::string plan; // describe() of its launches, for -v
 };
 
-/// The blocks split among at most `devices` devices as evenly as can be: a layout of one
-/// block (a reduced leading axis) runs on one device.
-std::vector<Share> shares_of(const AxisLayout& layout, const std::vector<SelectedDevice>& devices) {
+/// Along adjacent axes, the blocks split among at most `devices` devices as evenly as can be:
+/// a layout of one block (a reduced leading axis) runs on one device, and so do axes apart in
+/// memory (`steps` of more than one), whose block is the whole array.
+std::vector<Share> shares_of(const Shape& shape, const std::vector<int>& axes,
+                             const std::vector<AxisLayout>& steps,
+                             const std::vector<SelectedDevice>& devices) {
+    if (steps.size() > 1)
+        return {{&devices.front(), 0, 1, shape, axes, 0, {}, {}}};
+    const auto& layout = steps.front();
     const auto count =
         std::max<std::uint64_t>(1, std::min<std::uint64_t>(devices.size(), layout.blocks));
     std::vector<Share> shares;
     for (std::uint64_t k = 0; k < count; ++k) {
         const auto begin = layout.blocks * k / count;
         const auto end = layout.blocks * (k + 1) / count;
-        shares.push_back({&devices[k], begin, end - begin, {}, {}});
+        const Shape part{{end - begin, layout.length, layout.inner}, Order::c};
+        shares.push_back({&devices[k],
+                          begin,
+                          end - begin,
+                          part,
+                          {1},
+                          begin * layout.length * layout.inner,
+                          {},
+                          {}});
     }
     return shares;
 }
@@ -47,7 +65,7 @@ std::vector<Share> shares_of(const AxisLayout& layout, const std::vector<Selecte
 /// Reduces each share on its device (all enqueued before any is read) and gathers the
 /// results in order; each share's launches are timed.
 SegmentedResult reduce_shares(std::vector<Share>& shares, const Options& options,
-                              const AxisLayout& layout, const ValuesView& values) {
+                              const Shape& result_shape, const ValuesView& values) {
     struct Running {
         DeviceQueue queue;
         std::unique_ptr<SegmentedReducer> reducer;
@@ -56,7 +74,6 @@ SegmentedResult reduce_shares(std::vector<Share>& shares, const Options& options
     };
     std::vector<std::unique_ptr<Running>> running;
     const auto size = info(values.type).size;
-    const auto per_block = layout.length * layout.inner;
     for (auto& share : shares) {
         auto& run =
             *running.emplace_back(new Running{DeviceQueue(share.device->device), {}, {}, {}, {}});
@@ -64,27 +81,28 @@ SegmentedResult reduce_shares(std::vector<Share>& shares, const Options& options
             run.queue.context, share.device->device,
             recipe_for(options, query_report(share.device->device), Finish::passes));
         // OpenCL has no buffer of 0 bytes: an empty share takes one of a value.
-        const auto count = share.blocks * per_block;
+        const auto count = share.part.values();
         run.input = cl::Buffer(run.queue.context, CL_MEM_READ_ONLY,
                                std::max<std::uint64_t>(1, count) * size);
         if (count > 0)
             run.queue.queue.enqueueWriteBuffer(run.input, CL_TRUE, 0, count * size,
                                                static_cast<const unsigned char*>(values.data) +
-                                                   share.first_block * per_block * size);
+                                                   share.first_value * size);
+        const auto steps = axis_steps(share.part, share.axes);
         run.results = cl::Buffer(run.queue.context, CL_MEM_READ_WRITE,
-                                 std::max<std::uint64_t>(1, share.blocks * layout.inner) *
+                                 std::max<std::uint64_t>(1, steps.back().results()) *
                                      run.reducer->accumulator_size());
-        const Shape part{{share.blocks, layout.length, layout.inner}, Order::c};
-        share.plan = describe(run.reducer->plan(axis_layout(part, {1})));
+        for (const auto& step : steps)
+            share.plan += describe(run.reducer->plan(step));
         for (unsigned repeat = 0; repeat < std::max(1u, options.iterations); ++repeat)
-            run.reducer->enqueue_reduce_axes(run.queue.queue, run.input, 0, part, {1}, run.results,
-                                             0, {}, &run.events);
+            run.reducer->enqueue_reduce_axes(run.queue.queue, run.input, 0, share.part, share.axes,
+                                             run.results, 0, {}, &run.events);
     }
     SegmentedResult whole;
-    whole.shape = layout.result;
+    whole.shape = result_shape;
     for (std::size_t k = 0; k < shares.size(); ++k) {
         auto& run = *running[k];
-        const auto count = shares[k].blocks * layout.inner;
+        const auto count = axis_steps(shares[k].part, shares[k].axes).back().results();
         std::vector<unsigned char> bytes(count * run.reducer->accumulator_size());
         if (count > 0)
             run.queue.queue.enqueueReadBuffer(run.results, CL_TRUE, 0, bytes.size(), bytes.data());
@@ -170,17 +188,21 @@ ExitCode run_axes(const std::vector<SelectedDevice>& devices, const Options& opt
                   const std::optional<ValuesView>& file, const std::optional<Shape>& file_shape,
                   std::ostream& out) {
     const auto shape = array_shape(options, file_shape);
-    const auto layout = layout_of(shape, options, file_shape.has_value());
+    const auto steps = steps_of(shape, options, file_shape.has_value());
     refuse_past_host_memory(shape.values(), info(options.type).size);
     const auto drawn =
         file ? HostValues{} : random_values(options.type, options.op, shape.values(), options.seed);
     const ValuesView values = file ? *file : ValuesView(drawn);
 
-    auto shares = shares_of(layout, devices);
-    const auto result = reduce_shares(shares, options, layout, values);
+    auto shares = shares_of(shape, options.axes, steps, devices);
+    const auto result = reduce_shares(shares, options, steps.back().result, values);
+    // Every result reduces this many values, whatever order the steps compose them in.
+    std::uint64_t length = 1;
+    for (const auto& step : steps)
+        length *= step.length;
     if (options.check)
         refuse_wrong(options, result, references_of(options, devices.front(), values, shape),
-                     layout.length, values.origin);
+                     length, values.origin);
     if (!options.output.empty())
         write_npy(options.output, options, result);
     if (options.format == Format::json)
