@@ -211,8 +211,9 @@ constexpr const char* combination_rule =
     "--allow-unreported an explicit --strategy, a raw --input file --data-type; --exact has "
     "its own kernel, so not with --strategy, --finish, --factor, --sweep, --map, --reduce or "
     "--accumulate. "
-    "--axis reduces along axes with its values on the devices, so not with --sweep, "
-    "--host-input, --max-buffer, --exact or --kernels, and -o argmin and argmax take "
+    "--axis reduces along axes with its values on the devices or streamed to them "
+    "(--host-input), so not with --sweep, --max-buffer, --exact or --kernels, and -o argmin and "
+    "argmax take "
     "one axis; --shape and --output need --axis, "
     "and --shape replaces -l. "
     "--name=value is read as --name value.";
@@ -448,7 +449,6 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
                       // What reduces along axes: its values on the devices, with
                       // the segmented kernels (docs/axes.md).
                       {&axis, &sweep},
-                      {&axis, &host_input},
                       {&axis, &max_buffer},
                       {&axis, &exact},
                       {&axis, &kernel_dir}});

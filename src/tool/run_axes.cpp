@@ -7,7 +7,9 @@
 #include "clreduce/reducer.hpp"
 #include "clreduce/reference.hpp"
 #include "clreduce/segmented.hpp"
+#include "clreduce/stream.hpp"
 #include "tool/axis_results.hpp"
+#include "tool/failure.hpp"
 #include "tool/file_input.hpp"
 #include "tool/recipe.hpp"
 #include "tool/report.hpp"
@@ -62,41 +64,92 @@ std::vector<Share> shares_of(const Shape& shape, const std::vector<int>& axes,
     return shares;
 }
 
+/// A share on its device: the reducer, the share's values there (whole, or the staging its
+/// chunks pass through) and its results.
+struct Running {
+    DeviceQueue queue;
+    std::unique_ptr<SegmentedReducer> reducer;
+    cl::Buffer input, results;
+    std::unique_ptr<StreamStaging> staging;
+    std::vector<cl::Event> events;
+};
+
+/// The values a --host-input chunk holds: --chunk's, else 64 MiB worth, as the whole
+/// array's stream takes.
+std::uint64_t chunk_values(const Options& options) {
+    return options.chunk != 0 ? options.chunk : (std::uint64_t{64} << 20) / info(options.type).size;
+}
+
+/// Enqueues the share's reduction with its values uploaded whole, then read on the device.
+void enqueue_whole(Running& run, const Share& share, const Options& options, const void* first) {
+    // OpenCL has no buffer of 0 bytes: an empty share takes one of a value.
+    const auto bytes = share.part.values() * info(options.type).size;
+    run.input = cl::Buffer(run.queue.context, CL_MEM_READ_ONLY, std::max<std::uint64_t>(1, bytes));
+    if (bytes > 0)
+        run.queue.queue.enqueueWriteBuffer(run.input, CL_TRUE, 0, bytes, first);
+    for (unsigned repeat = 0; repeat < std::max(1u, options.iterations); ++repeat)
+        run.reducer->enqueue_reduce_axes(run.queue.queue, run.input, 0, share.part, share.axes,
+                                         run.results, 0, {}, &run.events);
+}
+
+/// --host-input: enqueues the share's reduction in chunks of whole blocks (at least one),
+/// each uploaded on a queue of its own into one of StreamStaging's device buffers in turn,
+/// while the reducer works on the one before; each chunk's results land in their place.
+void enqueue_streamed(Running& run, const Share& share, const Options& options, const void* first) {
+    const auto& extents = share.part.extents; // blocks x length x inner
+    const auto per_block = extents[1] * extents[2];
+    const auto size = info(options.type).size;
+    const auto blocks_per_chunk = std::max<std::uint64_t>(1, chunk_values(options) / per_block);
+    run.staging = std::make_unique<StreamStaging>(
+        run.queue.context, run.queue.queue,
+        std::max<std::uint64_t>(1, blocks_per_chunk * per_block * size), false);
+    const cl::CommandQueue uploads(run.queue.context, run.queue.device);
+    std::vector<cl::Event> last_read(StreamStaging::count); // each staging buffer's last reader
+    std::uint64_t chunk = 0;
+    for (unsigned repeat = 0; repeat < std::max(1u, options.iterations); ++repeat)
+        for (std::uint64_t block = 0; block < extents[0]; block += blocks_per_chunk, ++chunk) {
+            const auto blocks = std::min(blocks_per_chunk, extents[0] - block);
+            const auto& buffer = run.staging->device(chunk % StreamStaging::count);
+            auto& reader = last_read[chunk % StreamStaging::count];
+            const std::vector<cl::Event> free{reader};
+            cl::Event uploaded;
+            uploads.enqueueWriteBuffer(buffer, CL_FALSE, 0, blocks * per_block * size,
+                                       static_cast<const unsigned char*>(first) +
+                                           block * per_block * size,
+                                       reader() ? &free : nullptr, &uploaded);
+            std::vector<cl::Event> launched;
+            reader = run.reducer->enqueue_reduce_axes(
+                run.queue.queue, buffer, 0, Shape{{blocks, extents[1], extents[2]}, Order::c}, {1},
+                run.results, block * extents[2], {uploaded}, &launched);
+            run.events.insert(run.events.end(), launched.begin(), launched.end());
+        }
+    uploads.finish();
+}
+
 /// Reduces each share on its device (all enqueued before any is read) and gathers the
 /// results in order; each share's launches are timed.
 SegmentedResult reduce_shares(std::vector<Share>& shares, const Options& options,
                               const Shape& result_shape, const ValuesView& values) {
-    struct Running {
-        DeviceQueue queue;
-        std::unique_ptr<SegmentedReducer> reducer;
-        cl::Buffer input, results;
-        std::vector<cl::Event> events;
-    };
     std::vector<std::unique_ptr<Running>> running;
     const auto size = info(values.type).size;
     for (auto& share : shares) {
-        auto& run =
-            *running.emplace_back(new Running{DeviceQueue(share.device->device), {}, {}, {}, {}});
+        auto& run = *running.emplace_back(
+            new Running{DeviceQueue(share.device->device), {}, {}, {}, {}, {}});
         run.reducer = std::make_unique<SegmentedReducer>(
             run.queue.context, share.device->device,
             recipe_for(options, query_report(share.device->device), Finish::passes));
-        // OpenCL has no buffer of 0 bytes: an empty share takes one of a value.
-        const auto count = share.part.values();
-        run.input = cl::Buffer(run.queue.context, CL_MEM_READ_ONLY,
-                               std::max<std::uint64_t>(1, count) * size);
-        if (count > 0)
-            run.queue.queue.enqueueWriteBuffer(run.input, CL_TRUE, 0, count * size,
-                                               static_cast<const unsigned char*>(values.data) +
-                                                   share.first_value * size);
         const auto steps = axis_steps(share.part, share.axes);
         run.results = cl::Buffer(run.queue.context, CL_MEM_READ_WRITE,
                                  std::max<std::uint64_t>(1, steps.back().results()) *
                                      run.reducer->accumulator_size());
         for (const auto& step : steps)
             share.plan += describe(run.reducer->plan(step));
-        for (unsigned repeat = 0; repeat < std::max(1u, options.iterations); ++repeat)
-            run.reducer->enqueue_reduce_axes(run.queue.queue, run.input, 0, share.part, share.axes,
-                                             run.results, 0, {}, &run.events);
+        const auto* first =
+            static_cast<const unsigned char*>(values.data) + share.first_value * size;
+        if (options.host_input)
+            enqueue_streamed(run, share, options, first);
+        else
+            enqueue_whole(run, share, options, first);
     }
     SegmentedResult whole;
     whole.shape = result_shape;
@@ -129,6 +182,23 @@ std::vector<Reference> references_of(const Options& options, const SelectedDevic
     return axis_references(values, shape, options.axes, [&](const ValuesView& segment) {
         return reference_for(reducer, queues.queue, {segment});
     });
+}
+
+/// --host-input streams chunks of whole blocks (at least one each): a reduction that keeps
+/// rows. A reduced leading axis is one block, which cannot be cut where it is longer than a
+/// chunk, and axes apart are reduced in steps: each chunk would leave a partial array to be
+/// combined with the partials kernels, which the tool does not do yet.
+void refuse_streaming(const Options& options, const std::vector<AxisLayout>& steps) {
+    const auto& first = steps.front();
+    const bool one_long_block =
+        first.blocks == 1 && first.length * first.inner > chunk_values(options);
+    if (!options.host_input || (steps.size() == 1 && !one_long_block))
+        return;
+    throw Failure(
+        ExitCode::unsupported,
+        "--host-input --axis streams chunks of whole rows or blocks, so not along " +
+            std::string(steps.size() > 1 ? "axes apart" : "a leading axis longer than a chunk") +
+            ": each chunk would leave a partial array to combine, which is not done yet");
 }
 
 std::string device_name(const Share& share) {
@@ -189,6 +259,7 @@ ExitCode run_axes(const std::vector<SelectedDevice>& devices, const Options& opt
                   std::ostream& out) {
     const auto shape = array_shape(options, file_shape);
     const auto steps = steps_of(shape, options, file_shape.has_value());
+    refuse_streaming(options, steps);
     refuse_past_host_memory(shape.values(), info(options.type).size);
     const auto drawn =
         file ? HostValues{} : random_values(options.type, options.op, shape.values(), options.seed);
