@@ -305,18 +305,23 @@ std::vector<Reference>
 axis_references(const ValuesView& values, const Shape& shape, const std::vector<int>& axes,
                 const std::function<Reference(const ValuesView& segment)>& reference_of) {
     const auto offsets = axis_offsets(shape, axes);
-    const auto size = info(values.type).size;
-    const auto* bytes = static_cast<const unsigned char*>(values.data);
-    std::vector<unsigned char> segment(offsets.reduced.size() * size);
+    std::vector<unsigned char> segment(offsets.reduced.size() * info(values.type).size);
     std::vector<Reference> references;
-    for (const auto first : offsets.results) {
-        // A result's values, gathered in memory order from where they lie apart.
-        for (std::size_t r = 0; r < offsets.reduced.size(); ++r)
-            std::memcpy(&segment[r * size], bytes + (first + offsets.reduced[r]) * size, size);
+    for (std::size_t k = 0; k < offsets.results.size(); ++k) {
+        gather_result(values, offsets, k, segment.data());
         references.push_back(reference_of(
             ValuesView(values.type, segment.data(), offsets.reduced.size(), values.origin)));
     }
     return references;
+}
+
+void gather_result(const ValuesView& values, const AxisOffsets& offsets, std::size_t k,
+                   void* into) {
+    const auto size = info(values.type).size;
+    const auto* from = static_cast<const unsigned char*>(values.data) + offsets.results[k] * size;
+    for (std::size_t r = 0; r < offsets.reduced.size(); ++r)
+        std::memcpy(static_cast<unsigned char*>(into) + r * size, from + offsets.reduced[r] * size,
+                    size);
 }
 
 std::vector<Reference> host_reduce_axes(Op op, const ValuesView& values, const Shape& shape,

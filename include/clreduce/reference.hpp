@@ -239,6 +239,10 @@ std::vector<Reference>
 axis_references(const ValuesView& values, const Shape& shape, const std::vector<int>& axes,
                 const std::function<Reference(const ValuesView& segment)>& reference_of);
 
+/// Copies result k's values (`offsets`: axis_offsets() of `values`' shape) to `into`, side by
+/// side in memory order: offsets.reduced.size() values of `values`' type.
+void gather_result(const ValuesView& values, const AxisOffsets& offsets, std::size_t k, void* into);
+
 /// How host_reduce computes `op` of `type` here, e.g. "std::reduce(par_unseq), TBB backend".
 std::string host_reduce_method(Op op, DataType type, std::optional<DataType> accumulate = {},
                                HostMap map = HostMap::none);

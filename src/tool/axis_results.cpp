@@ -1,5 +1,6 @@
 #include "tool/axis_results.hpp"
 
+#include "clreduce/exact.hpp"
 #include "clreduce/measure.hpp"
 #include "tool/failure.hpp"
 #include "tool/file_input.hpp"
@@ -15,6 +16,8 @@ namespace {
 /// `length` values would: exactly, or within the bound of a floating-point sum or product.
 bool matches(const Options& options, const Reference& reference, const Scalar& value,
              std::uint64_t length, Origin origin) {
+    if (options.exact) // the exact sum rounded once: the same bits, the sign of a zero too
+        return same_bits(value, reference.value);
     if (same_value(value, reference.value))
         return true;
     const auto accumulator = accumulator_of(options);

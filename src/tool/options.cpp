@@ -212,7 +212,7 @@ constexpr const char* combination_rule =
     "its own kernel, so not with --strategy, --finish, --factor, --sweep, --map, --reduce or "
     "--accumulate. "
     "--axis reduces along axes with its values on the devices or streamed to them "
-    "(--host-input), so not with --sweep, --max-buffer, --exact or --kernels, and -o argmin and "
+    "(--host-input), so not with --sweep, --max-buffer or --kernels, and -o argmin and "
     "argmax take "
     "one axis; --shape and --output need --axis, "
     "and --shape replaces -l. "
@@ -450,7 +450,6 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
                       // the segmented kernels (docs/axes.md).
                       {&axis, &sweep},
                       {&axis, &max_buffer},
-                      {&axis, &exact},
                       {&axis, &kernel_dir}});
     for (const auto* needs_axis : {&shape, &output})
         if (needs_axis->isSet() && !axis.isSet())

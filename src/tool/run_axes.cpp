@@ -2,6 +2,7 @@
 // split among several, checked per result against the host, printed as NumPy prints an array
 // or written to a .npy file (docs/axes.md).
 
+#include "clreduce/exact.hpp"
 #include "clreduce/measure.hpp"
 #include "clreduce/profiling.hpp"
 #include "clreduce/reducer.hpp"
@@ -71,6 +72,7 @@ struct Running {
     std::unique_ptr<SegmentedReducer> reducer;
     cl::Buffer input, results;
     std::unique_ptr<StreamStaging> staging;
+    std::unique_ptr<ExactSum> exact;
     std::vector<cl::Event> events;
 };
 
@@ -126,6 +128,29 @@ void enqueue_streamed(Running& run, const Share& share, const Options& options, 
     uploads.finish();
 }
 
+/// --exact: each result's exact sum rounded once by ExactSum, the whole array's exact kernels,
+/// one result after another over its values gathered side by side in memory order
+/// (correctness first: a segmented exact kernel is not written yet). ExactSum writes the
+/// sum's type, float (for float16 and bfloat16 too) or double: the sum's accumulator.
+void enqueue_exact(Running& run, const Share& share, const Options& options,
+                   const ValuesView& values) {
+    const auto offsets = axis_offsets(share.part, share.axes);
+    const auto length = offsets.reduced.size();
+    const auto size = info(options.type).size;
+    std::vector<unsigned char> gathered(std::max<std::size_t>(1, offsets.results.size() * length) *
+                                        size);
+    for (std::size_t k = 0; k < offsets.results.size(); ++k)
+        gather_result(values, offsets, k, &gathered[k * length * size]);
+    run.input = cl::Buffer(run.queue.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                           gathered.size(), gathered.data());
+    run.exact = std::make_unique<ExactSum>(run.queue.context, run.queue.device, options.type,
+                                           options.work_group_size);
+    for (unsigned repeat = 0; repeat < std::max(1u, options.iterations); ++repeat)
+        for (std::size_t k = 0; k < offsets.results.size(); ++k)
+            run.events.push_back(run.exact->enqueue(
+                run.queue.queue, {{run.input, length, k * length}}, run.results, k));
+}
+
 /// Reduces each share on its device (all enqueued before any is read) and gathers the
 /// results in order; each share's launches are timed.
 SegmentedResult reduce_shares(std::vector<Share>& shares, const Options& options,
@@ -142,10 +167,17 @@ SegmentedResult reduce_shares(std::vector<Share>& shares, const Options& options
         run.results = cl::Buffer(run.queue.context, CL_MEM_READ_WRITE,
                                  std::max<std::uint64_t>(1, steps.back().results()) *
                                      run.reducer->accumulator_size());
-        for (const auto& step : steps)
-            share.plan += describe(run.reducer->plan(step));
         const auto* first =
             static_cast<const unsigned char*>(values.data) + share.first_value * size;
+        if (options.exact) {
+            share.plan = "exact: " + std::to_string(steps.back().results()) +
+                         " results, one exact sum after another\n";
+            enqueue_exact(run, share, options,
+                          ValuesView(values.type, first, share.part.values(), values.origin));
+            continue;
+        }
+        for (const auto& step : steps)
+            share.plan += describe(run.reducer->plan(step));
         if (options.host_input)
             enqueue_streamed(run, share, options, first);
         else
@@ -173,6 +205,10 @@ SegmentedResult reduce_shares(std::vector<Share>& shares, const Options& options
 /// value's index along the reduced axes there too.
 std::vector<Reference> references_of(const Options& options, const SelectedDevice& device,
                                      const ValuesView& values, const Shape& shape) {
+    if (options.exact) // the exact sum rounded once, which the device must give bit for bit
+        return axis_references(values, shape, options.axes, [](const ValuesView& segment) {
+            return Reference{exact_host_sum(segment), "exact"};
+        });
     const auto map = host_map(options.user.map);
     if (map && options.op != Op::custom)
         return host_reduce_axes(options.op, values, shape, options.axes, options.accumulate, *map);
@@ -189,6 +225,9 @@ std::vector<Reference> references_of(const Options& options, const SelectedDevic
 /// chunk, and axes apart are reduced in steps: each chunk would leave a partial array to be
 /// combined with the partials kernels, which the tool does not do yet.
 void refuse_streaming(const Options& options, const std::vector<AxisLayout>& steps) {
+    if (options.exact && options.host_input)
+        throw Failure(ExitCode::usage, "--exact --axis sums each result from the device's "
+                                       "memory, so not with --host-input");
     const auto& first = steps.front();
     const bool one_long_block =
         first.blocks == 1 && first.length * first.inner > chunk_values(options);
@@ -259,6 +298,8 @@ ExitCode run_axes(const std::vector<SelectedDevice>& devices, const Options& opt
                   std::ostream& out) {
     const auto shape = array_shape(options, file_shape);
     const auto steps = steps_of(shape, options, file_shape.has_value());
+    if (options.exact)
+        refuse_inexact_op(options);
     refuse_streaming(options, steps);
     refuse_past_host_memory(shape.values(), info(options.type).size);
     const auto drawn =
