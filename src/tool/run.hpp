@@ -59,9 +59,10 @@ ExitCode run_exact(const std::vector<SelectedDevice>& devices, const Options& op
 
 /// --axis: reduces `file`'s values (of `file_shape`, its .npy shape) or random ones of
 /// --shape (else one axis of --length) along options.axes, the blocks of the array (what
-/// lies before the reduced axes) split among `devices`, checks every result against the
-/// host's (unless --no-check), writes them to --output and prints them (exit 9 for an axis
-/// the file has not, 2 for one --shape has not).
+/// lies before the reduced axes) split among `devices` (uploaded whole or, --host-input,
+/// streamed in chunks of blocks; --exact: each result's exact sum), checks every result
+/// against the host's (unless --no-check), writes them to --output and prints them (exit 9
+/// for an axis the file has not, 2 for one --shape has not, 4 for what docs/axes.md lists).
 ExitCode run_axes(const std::vector<SelectedDevice>& devices, const Options& options,
                   const std::optional<ValuesView>& file, const std::optional<Shape>& file_shape,
                   std::ostream& out);

@@ -1,6 +1,7 @@
-// --axis: a reduction along axes (SegmentedReducer), on one device or with the array's blocks
-// split among several, checked per result against the host, printed as NumPy prints an array
-// or written to a .npy file (docs/axes.md).
+// --axis: a reduction along axes (SegmentedReducer; ExactSum per result for --exact), on one
+// device or with the array's blocks split among several, uploaded whole or streamed in chunks
+// (--host-input), checked per result against the host, printed as NumPy prints an array or
+// written to a .npy file (docs/axes.md).
 
 #include "clreduce/exact.hpp"
 #include "clreduce/measure.hpp"
