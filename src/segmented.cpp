@@ -85,21 +85,35 @@ void SegmentedReducer::require_holds(const cl::Buffer& buffer, std::uint64_t fir
 }
 
 void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const SegmentPass& pass,
-                                    bool partials, const cl::Buffer& in, std::uint64_t first,
-                                    const cl::Buffer* offsets, const cl::Buffer& out,
-                                    std::uint64_t first_out, const std::vector<cl::Event>& wait,
-                                    cl::Event& event) {
-    auto& kernels = partials ? partials_kernels_ : values_kernels_;
+                                    const Source& in, const cl::Buffer* offsets,
+                                    const cl::Buffer& out, std::uint64_t first_out,
+                                    const std::vector<cl::Event>& wait, cl::Event& event) {
+    auto& kernels = in.partials ? partials_kernels_ : values_kernels_;
     const auto scratch = cl::Local(pass.work_group_size * accumulator_size());
     cl::Kernel kernel;
     if (pass.kernel == SegmentKernel::rows) {
         kernel = kernels.rows;
         // Uniform rows still pass a buffer where the offsets go; the kernel does not read it.
-        kernel.setArg(0, in);
-        kernel.setArg(1, cl_ulong{first});
-        kernel.setArg(2, offsets ? *offsets : out);
-        kernel.setArg(3, cl_ulong{offsets ? 0 : pass.length});
-        kernel.setArg(4, cl_ulong{pass.blocks});
+        kernel.setArg(0, in.buffer);
+        kernel.setArg(1, cl_ulong{in.first});
+        kernel.setArg(2, cl_ulong{in.index_base});
+        kernel.setArg(3, offsets ? *offsets : out);
+        kernel.setArg(4, cl_ulong{offsets ? 0 : pass.length});
+        kernel.setArg(5, cl_ulong{pass.blocks});
+        kernel.setArg(6, cl_uint{pass.width});
+        kernel.setArg(7, cl_ulong{pass.chunks});
+        kernel.setArg(8, cl_ulong{pass.tiles});
+        kernel.setArg(9, cl_uint{pass.tiles_per_group});
+        kernel.setArg(10, out);
+        kernel.setArg(11, cl_ulong{first_out});
+        kernel.setArg(12, scratch);
+    } else {
+        kernel = kernels.columns;
+        kernel.setArg(0, in.buffer);
+        kernel.setArg(1, cl_ulong{in.first});
+        kernel.setArg(2, cl_ulong{in.index_base});
+        kernel.setArg(3, cl_ulong{pass.length});
+        kernel.setArg(4, cl_ulong{pass.columns});
         kernel.setArg(5, cl_uint{pass.width});
         kernel.setArg(6, cl_ulong{pass.chunks});
         kernel.setArg(7, cl_ulong{pass.tiles});
@@ -107,19 +121,6 @@ void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const Segment
         kernel.setArg(9, out);
         kernel.setArg(10, cl_ulong{first_out});
         kernel.setArg(11, scratch);
-    } else {
-        kernel = kernels.columns;
-        kernel.setArg(0, in);
-        kernel.setArg(1, cl_ulong{first});
-        kernel.setArg(2, cl_ulong{pass.length});
-        kernel.setArg(3, cl_ulong{pass.columns});
-        kernel.setArg(4, cl_uint{pass.width});
-        kernel.setArg(5, cl_ulong{pass.chunks});
-        kernel.setArg(6, cl_ulong{pass.tiles});
-        kernel.setArg(7, cl_uint{pass.tiles_per_group});
-        kernel.setArg(8, out);
-        kernel.setArg(9, cl_ulong{first_out});
-        kernel.setArg(10, scratch);
     }
     queue.enqueueNDRangeKernel(
         kernel, cl::NullRange, cl::NDRange(pass.work_groups * pass.work_group_size),
@@ -127,9 +128,8 @@ void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const Segment
 }
 
 void SegmentedReducer::enqueue_step(const cl::CommandQueue& queue, const AxisLayout& layout,
-                                    bool partials, const cl::Buffer& in, std::uint64_t first,
-                                    const cl::Buffer& out, std::uint64_t first_out,
-                                    const std::vector<cl::Event>& wait,
+                                    const Source& in, const cl::Buffer& out,
+                                    std::uint64_t first_out, const std::vector<cl::Event>& wait,
                                     std::vector<cl::Event>& launched) {
     const auto passes = plan(layout);
     if (passes.empty()) // no results
@@ -141,11 +141,11 @@ void SegmentedReducer::enqueue_step(const cl::CommandQueue& queue, const AxisLay
         partials_capacity_ = passes.front().outputs();
     }
     launched.emplace_back();
-    enqueue_pass(queue, passes.front(), partials, in, first, nullptr, split ? partials_ : out,
-                 split ? 0 : first_out, wait, launched.back());
+    enqueue_pass(queue, passes.front(), in, nullptr, split ? partials_ : out, split ? 0 : first_out,
+                 wait, launched.back());
     if (split) {
         launched.emplace_back();
-        enqueue_pass(queue, passes.back(), true, partials_, 0, nullptr, out, first_out, {},
+        enqueue_pass(queue, passes.back(), {partials_, 0, true, 0}, nullptr, out, first_out, {},
                      launched.back());
     }
 }
@@ -153,9 +153,30 @@ void SegmentedReducer::enqueue_step(const cl::CommandQueue& queue, const AxisLay
 cl::Event SegmentedReducer::enqueue_reduce_axes(
     const cl::CommandQueue& queue, const cl::Buffer& input, std::uint64_t first, const Shape& shape,
     const std::vector<int>& axes, const cl::Buffer& result, std::uint64_t result_index,
-    const std::vector<cl::Event>& wait, std::vector<cl::Event>* events) try {
+    const std::vector<cl::Event>& wait, std::vector<cl::Event>* events, std::uint64_t index_base) {
+    return enqueue_axes(queue, {input, first, false, index_base}, shape, axes, result, result_index,
+                        wait, events);
+}
+
+cl::Event SegmentedReducer::enqueue_combine_axes(const cl::CommandQueue& queue,
+                                                 const cl::Buffer& partials, std::uint64_t first,
+                                                 const Shape& shape, const std::vector<int>& axes,
+                                                 const cl::Buffer& result,
+                                                 std::uint64_t result_index,
+                                                 const std::vector<cl::Event>& wait,
+                                                 std::vector<cl::Event>* events) {
+    return enqueue_axes(queue, {partials, first, true, 0}, shape, axes, result, result_index, wait,
+                        events);
+}
+
+cl::Event SegmentedReducer::enqueue_axes(const cl::CommandQueue& queue, const Source& input,
+                                         const Shape& shape, const std::vector<int>& axes,
+                                         const cl::Buffer& result, std::uint64_t result_index,
+                                         const std::vector<cl::Event>& wait,
+                                         std::vector<cl::Event>* events) try {
     const auto steps = axis_steps(shape, axes);
-    require_holds(input, first, shape.values(), info(policy_.recipe.type).size, "input");
+    require_holds(input.buffer, input.first, shape.values(),
+                  input.partials ? accumulator_size() : info(policy_.recipe.type).size, "input");
     require_holds(result, result_index, steps.back().results(), accumulator_size(), "result");
     if (steps.size() > 1 && (info(policy_.recipe.op).indexed || !policy_.recipe.user.map.empty()))
         throw Error(Errc::unsupported,
@@ -163,16 +184,16 @@ cl::Event SegmentedReducer::enqueue_reduce_axes(
                     "and the index of argmin, argmax and a map's i counts along one run");
     // Each step but the last leaves its results, accumulators, for the next to read.
     std::vector<cl::Event> launched;
-    cl::Buffer from = input;
+    Source from = input;
     for (std::size_t k = 0; k < steps.size(); ++k) {
         const bool last = k + 1 == steps.size();
         const auto to =
             last ? result
                  : cl::Buffer(context_, CL_MEM_READ_WRITE,
                               std::max<std::uint64_t>(1, steps[k].results()) * accumulator_size());
-        enqueue_step(queue, steps[k], k > 0, from, k == 0 ? first : 0, to, last ? result_index : 0,
+        enqueue_step(queue, steps[k], from, to, last ? result_index : 0,
                      launched.empty() ? wait : std::vector<cl::Event>{}, launched);
-        from = to;
+        from = {to, 0, true, 0};
     }
     if (launched.empty()) { // no results: nothing to do but what the caller waits for
         launched.emplace_back();
@@ -198,8 +219,8 @@ cl::Event SegmentedReducer::enqueue_reduce_segments(
     if (segments == 0)
         queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &event);
     else
-        enqueue_pass(queue, plan_csr(segments, count, device_shape_), false, input, first, &offsets,
-                     result, result_index, wait, event);
+        enqueue_pass(queue, plan_csr(segments, count, device_shape_), {input, first, false, 0},
+                     &offsets, result, result_index, wait, event);
     if (launch)
         *launch = event;
     return event;

@@ -260,6 +260,54 @@ TEST_CASE("argmin, argmax and a map along axes apart are unsupported: their inde
     }
 }
 
+TEST_CASE("a leading axis in chunks, their partial arrays combined, gives the whole axis's "
+          "results and indices",
+          "[segmented]") {
+    // Chunks of rows of a 1000 x 37 int8 matrix, full of ties, each reduced along axis 0 with
+    // its indices counted from its first row (index_base), then enqueue_combine_axes of the
+    // partial arrays: what --host-input streams. argmax's first index and a map over i must
+    // come out as the whole axis's.
+    Recipe argmax, mapped;
+    argmax.type = mapped.type = DataType::int8;
+    argmax.op = Op::argmax;
+    mapped.op = Op::custom;
+    mapped.user = {"a + b", "0", "(accum_t)x * (accum_t)i"};
+    mapped.accumulate = DataType::int64;
+    constexpr std::uint64_t rows = 1000, inner = 37;
+    for (auto& target : devices_under_test())
+        for (const auto& recipe : {argmax, mapped}) {
+            INFO("device '" << target.report.name << "', " << name_of(recipe.op));
+            const auto& queue = target.queue;
+            SegmentedReducer reducer(queue.context, queue.device, recipe);
+            const auto values = random_values(recipe.type, Op::sum, rows * inner, 9);
+            const auto whole = upload(queue, values);
+            const auto expected = reducer.reduce_axes(queue.queue, whole, 0, {{rows, inner}}, {0});
+            for (const std::uint64_t chunk_rows : {1, 7, 333, 1000}) {
+                INFO(chunk_rows << " rows a chunk");
+                const auto chunks = (rows + chunk_rows - 1) / chunk_rows;
+                const cl::Buffer partials(queue.context, CL_MEM_READ_WRITE,
+                                          chunks * inner * reducer.accumulator_size());
+                for (std::uint64_t k = 0; k < chunks; ++k)
+                    reducer.enqueue_reduce_axes(
+                        queue.queue, whole, k * chunk_rows * inner,
+                        {{std::min(chunk_rows, rows - k * chunk_rows), inner}}, {0}, partials,
+                        k * inner, {}, nullptr, k * chunk_rows);
+                const cl::Buffer results(queue.context, CL_MEM_READ_WRITE,
+                                         inner * reducer.accumulator_size());
+                reducer.enqueue_combine_axes(queue.queue, partials, 0, {{chunks, inner}}, {0},
+                                             results, 0);
+                std::vector<unsigned char> bytes(inner * reducer.accumulator_size());
+                queue.queue.enqueueReadBuffer(results, CL_TRUE, 0, bytes.size(), bytes.data());
+                SegmentedResult combined;
+                reducer.append_results(combined, bytes.data(), inner);
+                REQUIRE(combined.values.size() == expected.values.size());
+                for (std::size_t k = 0; k < inner; ++k)
+                    CHECK(same_value(combined.values[k], expected.values[k]));
+                CHECK(combined.indices == expected.indices);
+            }
+        }
+}
+
 TEST_CASE("CSR segments: empty, tiny, huge, one, none", "[segmented]") {
     std::mt19937_64 random(5);
     std::vector<std::uint64_t> tiny(5000);

@@ -95,38 +95,78 @@ void enqueue_whole(Running& run, const Share& share, const Options& options, con
                                          run.results, 0, {}, &run.events);
 }
 
-/// --host-input: enqueues the share's reduction in chunks of whole blocks (at least one),
-/// each uploaded on a queue of its own into one of StreamStaging's device buffers in turn,
-/// while the reducer works on the one before; each chunk's results land in their place.
-void enqueue_streamed(Running& run, const Share& share, const Options& options, const void* first) {
-    const auto& extents = share.part.extents; // blocks x length x inner
-    const auto per_block = extents[1] * extents[2];
-    const auto size = info(options.type).size;
-    const auto blocks_per_chunk = std::max<std::uint64_t>(1, chunk_values(options) / per_block);
-    run.staging = std::make_unique<StreamStaging>(
-        run.queue.context, run.queue.queue,
-        std::max<std::uint64_t>(1, blocks_per_chunk * per_block * size), false);
+/// Uploads each of `chunks` chunks of `first`'s values, of `chunk_bytes` each (the last may
+/// be shorter, the whole `bytes`), on a queue of its own into one of StreamStaging's device
+/// buffers in turn, and has `reduce(k, buffer, uploaded)` enqueue chunk k's reduction after
+/// its upload, returning the event after which the buffer is free again: the reducer works
+/// on one chunk while the next is uploaded.
+template <typename Reduce>
+void stream_chunks(Running& run, const void* first, std::uint64_t bytes, std::uint64_t chunk_bytes,
+                   Reduce reduce) {
+    if (!run.staging) // one for every repeat
+        run.staging = std::make_unique<StreamStaging>(
+            run.queue.context, run.queue.queue, std::max<std::uint64_t>(1, chunk_bytes), false);
     const cl::CommandQueue uploads(run.queue.context, run.queue.device);
     std::vector<cl::Event> last_read(StreamStaging::count); // each staging buffer's last reader
-    std::uint64_t chunk = 0;
-    for (unsigned repeat = 0; repeat < std::max(1u, options.iterations); ++repeat)
-        for (std::uint64_t block = 0; block < extents[0]; block += blocks_per_chunk, ++chunk) {
-            const auto blocks = std::min(blocks_per_chunk, extents[0] - block);
-            const auto& buffer = run.staging->device(chunk % StreamStaging::count);
-            auto& reader = last_read[chunk % StreamStaging::count];
-            const std::vector<cl::Event> free{reader};
-            cl::Event uploaded;
-            uploads.enqueueWriteBuffer(buffer, CL_FALSE, 0, blocks * per_block * size,
-                                       static_cast<const unsigned char*>(first) +
-                                           block * per_block * size,
-                                       reader() ? &free : nullptr, &uploaded);
-            std::vector<cl::Event> launched;
-            reader = run.reducer->enqueue_reduce_axes(
-                run.queue.queue, buffer, 0, Shape{{blocks, extents[1], extents[2]}, Order::c}, {1},
-                run.results, block * extents[2], {uploaded}, &launched);
-            run.events.insert(run.events.end(), launched.begin(), launched.end());
-        }
+    for (std::uint64_t k = 0; k * chunk_bytes < bytes; ++k) {
+        const auto& buffer = run.staging->device(k % StreamStaging::count);
+        auto& reader = last_read[k % StreamStaging::count];
+        const std::vector<cl::Event> free{reader};
+        cl::Event uploaded;
+        uploads.enqueueWriteBuffer(buffer, CL_FALSE, 0,
+                                   std::min(chunk_bytes, bytes - k * chunk_bytes),
+                                   static_cast<const unsigned char*>(first) + k * chunk_bytes,
+                                   reader() ? &free : nullptr, &uploaded);
+        reader = reduce(k, buffer, uploaded);
+    }
     uploads.finish();
+}
+
+/// --host-input: enqueues the share's reduction streamed in chunks of about --chunk values
+/// (stream_chunks()): whole blocks (at least one) where the share has several, each chunk's
+/// results landing in their place; else rows of its one block (a reduced leading axis), each
+/// chunk's partial array, its indices counted from its first row, combined at the end.
+void enqueue_streamed(Running& run, const Share& share, const Options& options, const void* first) {
+    const auto& extents = share.part.extents; // blocks x length x inner
+    const auto blocks = extents[0], length = extents[1], inner = extents[2];
+    const auto size = info(options.type).size;
+    const auto bytes = share.part.values() * size;
+    const auto wanted = chunk_values(options);
+    if (bytes == 0) // nothing to stream: each result is the identity
+        return enqueue_whole(run, share, options, first);
+    std::vector<cl::Event> launched;
+    const auto timed = [&](cl::Event last) {
+        run.events.insert(run.events.end(), launched.begin(), launched.end());
+        return last;
+    };
+    for (unsigned repeat = 0; repeat < std::max(1u, options.iterations); ++repeat) {
+        if (blocks != 1) {
+            const auto per_chunk = std::max<std::uint64_t>(1, wanted / (length * inner));
+            stream_chunks(
+                run, first, bytes, per_chunk * length * inner * size,
+                [&](std::uint64_t k, const cl::Buffer& buffer, const cl::Event& ready) {
+                    const Shape part{{std::min(per_chunk, blocks - k * per_chunk), length, inner}};
+                    return timed(run.reducer->enqueue_reduce_axes(
+                        run.queue.queue, buffer, 0, part, {1}, run.results, k * per_chunk * inner,
+                        {ready}, &launched));
+                });
+            continue;
+        }
+        const auto rows = std::max<std::uint64_t>(1, wanted / inner);
+        const auto chunks = std::max<std::uint64_t>(1, (length + rows - 1) / rows);
+        const cl::Buffer partials(run.queue.context, CL_MEM_READ_WRITE,
+                                  chunks * inner * run.reducer->accumulator_size());
+        stream_chunks(run, first, bytes, rows * inner * size,
+                      [&](std::uint64_t k, const cl::Buffer& buffer, const cl::Event& ready) {
+                          const Shape part{{std::min(rows, length - k * rows), inner}};
+                          return timed(run.reducer->enqueue_reduce_axes(
+                              run.queue.queue, buffer, 0, part, {0}, partials, k * inner, {ready},
+                              &launched, k * rows));
+                      });
+        timed(run.reducer->enqueue_combine_axes(run.queue.queue, partials, 0,
+                                                Shape{{chunks, inner}}, {0}, run.results, 0, {},
+                                                &launched));
+    }
 }
 
 /// --exact: each result's exact sum rounded once by ExactSum, the whole array's exact kernels,
@@ -160,7 +200,7 @@ SegmentedResult reduce_shares(std::vector<Share>& shares, const Options& options
     const auto size = info(values.type).size;
     for (auto& share : shares) {
         auto& run = *running.emplace_back(
-            new Running{DeviceQueue(share.device->device), {}, {}, {}, {}, {}});
+            new Running{DeviceQueue(share.device->device), {}, {}, {}, {}, {}, {}});
         run.reducer = std::make_unique<SegmentedReducer>(
             run.queue.context, share.device->device,
             recipe_for(options, query_report(share.device->device), Finish::passes));
@@ -221,24 +261,16 @@ std::vector<Reference> references_of(const Options& options, const SelectedDevic
     });
 }
 
-/// --host-input streams chunks of whole blocks (at least one each): a reduction that keeps
-/// rows. A reduced leading axis is one block, which cannot be cut where it is longer than a
-/// chunk, and axes apart are reduced in steps: each chunk would leave a partial array to be
-/// combined with the partials kernels, which the tool does not do yet.
+/// --host-input streams chunks of one run of adjacent axes (enqueue_streamed()): not axes
+/// apart, whose steps after the first would each need the whole of the step before.
 void refuse_streaming(const Options& options, const std::vector<AxisLayout>& steps) {
     if (options.exact && options.host_input)
         throw Failure(ExitCode::usage, "--exact --axis sums each result from the device's "
                                        "memory, so not with --host-input");
-    const auto& first = steps.front();
-    const bool one_long_block =
-        first.blocks == 1 && first.length * first.inner > chunk_values(options);
-    if (!options.host_input || (steps.size() == 1 && !one_long_block))
-        return;
-    throw Failure(
-        ExitCode::unsupported,
-        "--host-input --axis streams chunks of whole rows or blocks, so not along " +
-            std::string(steps.size() > 1 ? "axes apart" : "a leading axis longer than a chunk") +
-            ": each chunk would leave a partial array to combine, which is not done yet");
+    if (options.host_input && steps.size() > 1)
+        throw Failure(ExitCode::unsupported,
+                      "--host-input --axis streams chunks of one run of adjacent axes, so not "
+                      "along axes apart: their later steps read the whole first step's partials");
 }
 
 std::string device_name(const Share& share) {
