@@ -26,6 +26,13 @@ std::string segmented_source(const Policy& policy, DataType input, const Express
                                   user, reads);
 }
 
+/// Sets `kernel`'s arguments, in the order the kernel declares them.
+template <typename... Arguments>
+void set_arguments(cl::Kernel& kernel, const Arguments&... arguments) {
+    cl_uint index = 0;
+    (kernel.setArg(index++, arguments), ...);
+}
+
 /// The launch shape: a power of two within the kernels', the device's and the local memory's
 /// limits (and the recipe's size, if given), with the tuning.
 SegmentDevice launch_shape(const DeviceReport& report, const Policy& policy,
@@ -94,33 +101,17 @@ void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const Segment
     if (pass.kernel == SegmentKernel::rows) {
         kernel = kernels.rows;
         // Uniform rows still pass a buffer where the offsets go; the kernel does not read it.
-        kernel.setArg(0, in.buffer);
-        kernel.setArg(1, cl_ulong{in.first});
-        kernel.setArg(2, cl_ulong{in.index_base});
-        kernel.setArg(3, offsets ? *offsets : out);
-        kernel.setArg(4, cl_ulong{offsets ? 0 : pass.length});
-        kernel.setArg(5, cl_ulong{pass.blocks});
-        kernel.setArg(6, cl_uint{pass.width});
-        kernel.setArg(7, cl_ulong{pass.chunks});
-        kernel.setArg(8, cl_ulong{pass.tiles});
-        kernel.setArg(9, cl_uint{pass.tiles_per_group});
-        kernel.setArg(10, out);
-        kernel.setArg(11, cl_ulong{first_out});
-        kernel.setArg(12, scratch);
+        set_arguments(kernel, in.buffer, cl_ulong{in.first}, cl_ulong{in.index_base},
+                      offsets ? *offsets : out, cl_ulong{offsets ? 0 : pass.length},
+                      cl_ulong{pass.blocks}, cl_uint{pass.width}, cl_ulong{pass.chunks},
+                      cl_ulong{pass.tiles}, cl_uint{pass.tiles_per_group}, out, cl_ulong{first_out},
+                      scratch);
     } else {
         kernel = kernels.columns;
-        kernel.setArg(0, in.buffer);
-        kernel.setArg(1, cl_ulong{in.first});
-        kernel.setArg(2, cl_ulong{in.index_base});
-        kernel.setArg(3, cl_ulong{pass.length});
-        kernel.setArg(4, cl_ulong{pass.columns});
-        kernel.setArg(5, cl_uint{pass.width});
-        kernel.setArg(6, cl_ulong{pass.chunks});
-        kernel.setArg(7, cl_ulong{pass.tiles});
-        kernel.setArg(8, cl_uint{pass.tiles_per_group});
-        kernel.setArg(9, out);
-        kernel.setArg(10, cl_ulong{first_out});
-        kernel.setArg(11, scratch);
+        set_arguments(kernel, in.buffer, cl_ulong{in.first}, cl_ulong{in.index_base},
+                      cl_ulong{pass.length}, cl_ulong{pass.columns}, cl_uint{pass.width},
+                      cl_ulong{pass.chunks}, cl_ulong{pass.tiles}, cl_uint{pass.tiles_per_group},
+                      out, cl_ulong{first_out}, scratch);
     }
     queue.enqueueNDRangeKernel(
         kernel, cl::NullRange, cl::NDRange(pass.work_groups * pass.work_group_size),
