@@ -15,7 +15,7 @@ get_filename_component(name "${KERNEL}" NAME)
 
 file(WRITE "${OUTPUT}" "// Generated from ${name} by embed-kernel.cmake at build time: do not edit.
 
-#include \"clreduce/source.hpp\"
+#include \"detail/source.hpp\"
 
 namespace clreduce {
 namespace {

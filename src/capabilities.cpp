@@ -1,8 +1,8 @@
-#include "clreduce/capabilities.hpp"
+#include "detail/capabilities.hpp"
 
 #include "clreduce/errors.hpp"
-#include "clreduce/finish.hpp"
-#include "clreduce/source.hpp"
+#include "detail/finish.hpp"
+#include "detail/source.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -183,7 +183,7 @@ Path choose_path(const DeviceReport& report, std::optional<Path> requested, bool
     if (!missing.empty() && !allow_unreported)
         throw Error(Errc::unsupported, "device '" + report.name + "' does not report the " +
                                            name_of(*requested) + " path: " + missing +
-                                           " (--allow-unreported builds it anyway)");
+                                           " (allow_unreported builds it anyway)");
     return *requested;
 }
 

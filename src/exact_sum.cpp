@@ -1,11 +1,12 @@
 // The exact sum on one device: exact_sum.cl's first pass over each piece into accumulator
 // rows, one merge of those rows, and the merged row read back for the host to round.
 
-#include "clreduce/capabilities.hpp"
 #include "clreduce/errors.hpp"
 #include "clreduce/exact.hpp"
-#include "clreduce/profiling.hpp"
-#include "program.hpp"
+#include "detail/capabilities.hpp"
+#include "detail/profiling.hpp"
+#include "detail/program.hpp"
+#include "detail/source.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -56,12 +57,17 @@ void require_exact_support(const DeviceReport& report) {
     require_type_support(report, DataType::float64);
     require_type_support(report, DataType::int64);
     if (!report.has_extension("cl_khr_int64_base_atomics"))
-        throw Error(Errc::unsupported, "--exact needs 64-bit atomics (cl_khr_int64_base_atomics), "
-                                       "which device '" +
-                                           report.name + "' does not report");
+        throw Error(Errc::unsupported,
+                    "exact sums need 64-bit atomics (cl_khr_int64_base_atomics), "
+                    "which device '" +
+                        report.name + "' does not report");
 }
 
 } // namespace
+
+ExactSum::ExactSum(const cl::Context& context, const cl::Device& device, DataType type,
+                   std::size_t work_group_size)
+    : ExactSum(context, device, type, work_group_size, embedded_exact_kernel_source()) {}
 
 ExactSum::ExactSum(const cl::Context& context, const cl::Device& device, DataType type,
                    std::size_t work_group_size, std::string_view kernel_text) try
@@ -70,7 +76,8 @@ ExactSum::ExactSum(const cl::Context& context, const cl::Device& device, DataTyp
     , device_(device) {
     if (!exact_sums(type))
         throw Error(Errc::unsupported,
-                    "--exact sums float, double, float16 or bfloat16 values, not " + name_of(type));
+                    "exact sums are of float, double, float16 or bfloat16 values, not " +
+                        name_of(type));
     const auto report = query_report(device);
     require_exact_support(report);
     build_options_ = exact_build_options(type, report);

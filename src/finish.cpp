@@ -1,4 +1,4 @@
-#include "clreduce/finish.hpp"
+#include "detail/finish.hpp"
 
 #include "clreduce/errors.hpp"
 
@@ -106,8 +106,8 @@ Finish choose_finish(Factor factor, std::optional<Finish> requested) {
     if (factor == Factor::textbook) {
         if (requested)
             throw Error(Errc::unsupported,
-                        "--finish last-group needs --factor device: the textbook factor runs "
-                        "every pass");
+                        "the last-group finish needs the device factor: the textbook factor "
+                        "runs every pass");
         return Finish::passes;
     }
     return Finish::last_group;
@@ -125,7 +125,7 @@ Finish confirm_finish(const DeviceReport& report, Finish chosen, std::optional<F
                     "' cannot finish in the last work-group: " + missing_ordered_atomics(report) +
                     ", and its compiled kernel does not show device-wide fences around the "
                     "atomic and coherent loads of the partials after it (only NVIDIA's PTX can "
-                    "be checked); --finish passes runs everywhere");
+                    "be checked); the passes finish runs everywhere");
 }
 
 std::string describe_finish_support(const DeviceReport& report) {

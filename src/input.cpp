@@ -1,6 +1,7 @@
 #include "clreduce/input.hpp"
 
 #include "clreduce/errors.hpp"
+#include "detail/capabilities.hpp"
 
 #include <algorithm>
 
@@ -10,7 +11,7 @@ std::uint64_t buffer_values(const DeviceReport& report, DataType type, std::uint
     const std::uint64_t largest = report.largest_buffer / info(type).size;
     if (limit > largest)
         throw Error(Errc::unsupported,
-                    "--max-buffer " + std::to_string(limit) + " is more than device '" +
+                    "the buffer limit " + std::to_string(limit) + " is more than device '" +
                         report.name + "' allocates in one buffer: " + std::to_string(largest) +
                         " values of " + name_of(type) + " (CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
     return limit == 0 ? largest : limit;

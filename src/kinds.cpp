@@ -1,5 +1,7 @@
 #include "clreduce/kinds.hpp"
 
+#include <tuple>
+
 namespace clreduce {
 
 std::string name_of(Path path) {
@@ -20,6 +22,12 @@ std::string name_of(Factor factor) {
 
 std::string name_of(Finish finish) {
     return finish == Finish::passes ? "passes" : "last-group";
+}
+
+bool operator==(const Recipe& a, const Recipe& b) {
+    return std::tie(a.type, a.op, a.accumulate, a.user, a.path, a.factor, a.finish,
+                    a.work_group_size) == std::tie(b.type, b.op, b.accumulate, b.user, b.path,
+                                                   b.factor, b.finish, b.work_group_size);
 }
 
 } // namespace clreduce

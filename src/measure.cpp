@@ -1,8 +1,10 @@
-#include "clreduce/measure.hpp"
+#include "detail/measure.hpp"
 
-#include "clreduce/profiling.hpp"
-#include "clreduce/reference.hpp"
-#include "clreduce/source.hpp"
+#include "detail/policy.hpp"
+#include "detail/profiling.hpp"
+#include "detail/program.hpp"
+#include "detail/reference.hpp"
+#include "detail/source.hpp"
 
 #include <algorithm>
 #include <chrono>

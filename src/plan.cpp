@@ -1,4 +1,4 @@
-#include "clreduce/plan.hpp"
+#include "detail/plan.hpp"
 
 #include <algorithm>
 #include <limits>

@@ -1,7 +1,7 @@
-#include "clreduce/policy.hpp"
+#include "detail/policy.hpp"
 
 #include "clreduce/errors.hpp"
-#include "clreduce/source.hpp"
+#include "detail/source.hpp"
 
 #include <algorithm>
 #include <tuple>
@@ -9,11 +9,11 @@
 namespace clreduce {
 namespace {
 
-/// A --work-group-size past what the device runs the kernels with is refused, not shrunk.
+/// A recipe's work_group_size past what the device runs the kernels with is refused, not shrunk.
 void refuse_past_bound(std::size_t work_group_size, const WorkGroupBound& bound,
                        const std::string& device_name) {
     if (work_group_size > bound.size)
-        throw Error(Errc::unsupported, "--work-group-size " + std::to_string(work_group_size) +
+        throw Error(Errc::unsupported, "work_group_size " + std::to_string(work_group_size) +
                                            " is more than device '" + device_name +
                                            "' runs the kernels with: at most " +
                                            std::to_string(bound.size) + " work-items, " +
@@ -78,12 +78,6 @@ Path path_for(const DeviceReport& report, std::optional<Path> requested, Op op,
 }
 
 } // namespace
-
-bool operator==(const Recipe& a, const Recipe& b) {
-    return std::tie(a.type, a.op, a.accumulate, a.user, a.path, a.factor, a.finish,
-                    a.work_group_size) == std::tie(b.type, b.op, b.accumulate, b.user, b.path,
-                                                   b.factor, b.finish, b.work_group_size);
-}
 
 bool operator==(const Policy& a, const Policy& b) {
     const auto shape = [](const PassShape& s) {

@@ -1,4 +1,4 @@
-#include "clreduce/profiling.hpp"
+#include "detail/profiling.hpp"
 
 namespace clreduce {
 

@@ -1,9 +1,10 @@
 #include "clreduce/reducer.hpp"
 
 #include "clreduce/errors.hpp"
-#include "clreduce/profiling.hpp"
-#include "clreduce/source.hpp"
-#include "program.hpp"
+#include "detail/policy.hpp"
+#include "detail/profiling.hpp"
+#include "detail/program.hpp"
+#include "detail/source.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -180,30 +181,33 @@ cl::Program cached_program(const cl::Context& context, const cl::Device& device,
     return cache.programs.emplace(std::move(key), std::move(program)).first->second;
 }
 
+Reducer::Reducer(const cl::Context& context, const cl::Device& device, const Recipe& recipe)
+    : Reducer(context, device, recipe, embedded_kernel_source()) {}
+
 Reducer::Reducer(const cl::Context& context, const cl::Device& device, const Recipe& recipe,
                  std::string_view kernel_text) try
     : context_(context)
     , device_(device)
-    , report_(query_report(device))
-    , policy_(policy_for(report_, recipe))
-    , source_(complete_kernel_source(std::string(kernel_text), recipe.op, policy_.path, recipe.type,
-                                     policy_.accumulator, recipe.user)) {
+    , report_(std::make_unique<DeviceReport>(query_report(device)))
+    , policy_(std::make_unique<Policy>(policy_for(*report_, recipe)))
+    , source_(complete_kernel_source(std::string(kernel_text), recipe.op, policy_->path,
+                                     recipe.type, policy_->accumulator, recipe.user)) {
     const auto kernels_of = [&](const cl::Program& program) {
         return Kernels{program_kernel(device_, program, "reduce"),
                        program_kernel(device_, program, "reduce_and_finish")};
     };
-    program_ = cached_program(context_, device_, source_, policy_.build_options);
+    program_ = cached_program(context_, device_, source_, policy_->build_options);
     values_kernels_ = kernels_of(program_);
     partials_program_ =
         cached_program(context_, device_,
-                       complete_kernel_source(std::string(kernel_text), recipe.op, policy_.path,
-                                              policy_.accumulator, policy_.accumulator,
+                       complete_kernel_source(std::string(kernel_text), recipe.op, policy_->path,
+                                              policy_->accumulator, policy_->accumulator,
                                               without_map(recipe.user), Reads::partials),
-                       policy_.partials_build_options);
+                       policy_->partials_build_options);
     partials_kernels_ =
         partials_program_() == program_() ? values_kernels_ : kernels_of(partials_program_);
-    policy_ = settle(std::move(policy_), report_, kernel_limits(),
-                     [&] { return program_binary(program_); });
+    *policy_ = settle(std::move(*policy_), *report_, kernel_limits(),
+                      [&] { return program_binary(program_); });
     for (auto& arrivals : arrivals_) {
         cl_uint none = 0;
         arrivals =
@@ -212,6 +216,38 @@ Reducer::Reducer(const cl::Context& context, const cl::Device& device, const Rec
     result_slot_ = cl::Buffer(context_, CL_MEM_READ_WRITE, accumulator_size());
 } catch (const cl::Error& error) {
     throw Error(error);
+}
+
+const Recipe& Reducer::recipe() const {
+    return policy_->recipe;
+}
+
+DataType Reducer::accumulator() const {
+    return policy_->accumulator;
+}
+
+Path Reducer::path() const {
+    return policy_->path;
+}
+
+Finish Reducer::finish() const {
+    return policy_->finish;
+}
+
+const std::string& Reducer::build_options() const {
+    return policy_->build_options;
+}
+
+const PassShape& Reducer::shape() const {
+    return policy_->shape;
+}
+
+std::size_t Reducer::work_group_size() const {
+    return shape().work_group_size;
+}
+
+std::vector<Pass> Reducer::plan(std::uint64_t length) const {
+    return plan_passes(length, shape(), finish());
 }
 
 KernelLimits Reducer::kernel_limits() const {
@@ -225,7 +261,7 @@ KernelLimits Reducer::kernel_limits() const {
             limits.local_memory = std::max<std::uint64_t>(
                 limits.local_memory, kernel->getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device_));
         }
-    if (policy_.simd_sized_work_groups) // asked only where the policy aims for it
+    if (policy_->simd_sized_work_groups) // asked only where the policy aims for it
         limits.preferred_multiple =
             values_kernels_.pass.getWorkGroupInfo<CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE>(
                 device_);
@@ -266,11 +302,11 @@ std::uint64_t Reducer::device_values(std::uint64_t length, std::uint64_t per_buf
 void Reducer::check_fits(std::uint64_t length, std::uint64_t per_buffer) const {
     const auto size = value_size();
     const auto needed = device_values(length, per_buffer);
-    const std::uint64_t available = report_.global_memory / size;
+    const std::uint64_t available = report_->global_memory / size;
     if (needed > available)
         throw Error(Errc::unsupported,
                     "length " + std::to_string(length) + " needs " + bytes_text(needed, size) +
-                        " of device memory with its temporaries, but device '" + report_.name +
+                        " of device memory with its temporaries, but device '" + report_->name +
                         "' has " + bytes_text(available, size) + " (CL_DEVICE_GLOBAL_MEM_SIZE)");
 }
 
@@ -356,7 +392,7 @@ Reduction Reducer::run(const cl::CommandQueue& queue, const Piece& input, Reads 
     cl::Event read;
     queue.enqueueReadBuffer(result_slot_, CL_FALSE, 0, accumulator_size(), result, nullptr, &read);
     queue.flush();
-    wait_for(read, report_);
+    wait_for(read, *report_);
     auto reduction = result_from_bytes(result);
     reduction.host_us = microseconds_between(started, std::chrono::steady_clock::now());
 

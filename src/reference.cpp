@@ -1,4 +1,4 @@
-#include "clreduce/reference.hpp"
+#include "detail/reference.hpp"
 
 #include "clreduce/errors.hpp"
 #include "clreduce/exact.hpp"

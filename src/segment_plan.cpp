@@ -1,4 +1,6 @@
-#include "clreduce/segment_plan.hpp"
+#include "detail/segment_plan.hpp"
+
+#include "clreduce/errors.hpp"
 
 #include <algorithm>
 #include <numeric>

@@ -1,10 +1,12 @@
 #include "clreduce/segmented.hpp"
 
 #include "clreduce/errors.hpp"
-#include "clreduce/profiling.hpp"
 #include "clreduce/reducer.hpp"
-#include "clreduce/source.hpp"
-#include "program.hpp"
+#include "detail/policy.hpp"
+#include "detail/profiling.hpp"
+#include "detail/program.hpp"
+#include "detail/segment_plan.hpp"
+#include "detail/source.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -24,13 +26,6 @@ std::string segmented_source(const Policy& policy, DataType input, const Express
         std::string(embedded_kernel_source()) + std::string(embedded_segmented_source());
     return complete_kernel_source(text, policy.recipe.op, policy.path, input, policy.accumulator,
                                   user, reads);
-}
-
-/// Sets `kernel`'s arguments, in the order the kernel declares them.
-template <typename... Arguments>
-void set_arguments(cl::Kernel& kernel, const Arguments&... arguments) {
-    cl_uint index = 0;
-    (kernel.setArg(index++, arguments), ...);
 }
 
 /// The launch shape: a power of two within the kernels', the device's and the local memory's
@@ -55,29 +50,57 @@ SegmentDevice launch_shape(const DeviceReport& report, const Policy& policy,
 } // namespace
 
 SegmentedReducer::SegmentedReducer(const cl::Context& context, const cl::Device& device,
+                                   const Recipe& recipe)
+    : SegmentedReducer(context, device, recipe, SegmentTuning{}) {}
+
+SegmentedReducer::SegmentedReducer(const cl::Context& context, const cl::Device& device,
                                    const Recipe& recipe, const SegmentTuning& tuning) try
     : context_(context)
     , device_(device)
-    , report_(query_report(device))
-    , policy_(policy_for(report_, recipe)) {
+    , report_(std::make_unique<DeviceReport>(query_report(device)))
+    , policy_(std::make_unique<Policy>(policy_for(*report_, recipe))) {
     const auto kernels_of = [&](const std::string& source, const std::string& options) {
         const auto program = cached_program(context_, device_, source, options);
         return Kernels{program_kernel(device_, program, "reduce_segments"),
                        program_kernel(device_, program, "reduce_columns")};
     };
-    values_kernels_ = kernels_of(segmented_source(policy_, recipe.type, recipe.user, Reads::values),
-                                 policy_.build_options);
+    values_kernels_ =
+        kernels_of(segmented_source(*policy_, recipe.type, recipe.user, Reads::values),
+                   policy_->build_options);
     auto partials_user = recipe.user; // partials were mapped by the first pass
     partials_user.map.clear();
     partials_kernels_ =
-        kernels_of(segmented_source(policy_, policy_.accumulator, partials_user, Reads::partials),
-                   policy_.partials_build_options);
-    device_shape_ = launch_shape(report_, policy_,
-                                 {values_kernels_.rows, values_kernels_.columns,
-                                  partials_kernels_.rows, partials_kernels_.columns},
-                                 device_, tuning);
+        kernels_of(segmented_source(*policy_, policy_->accumulator, partials_user, Reads::partials),
+                   policy_->partials_build_options);
+    device_shape_ = std::make_unique<SegmentDevice>(
+        launch_shape(*report_, *policy_,
+                     {values_kernels_.rows, values_kernels_.columns, partials_kernels_.rows,
+                      partials_kernels_.columns},
+                     device_, tuning));
 } catch (const cl::Error& error) {
     throw Error(error);
+}
+
+SegmentedReducer::~SegmentedReducer() = default;
+
+const Policy& SegmentedReducer::policy() const {
+    return *policy_;
+}
+
+DataType SegmentedReducer::accumulator() const {
+    return policy_->accumulator;
+}
+
+std::size_t SegmentedReducer::accumulator_size() const {
+    return partial_size(policy_->recipe.op, accumulator());
+}
+
+const SegmentDevice& SegmentedReducer::device_shape() const {
+    return *device_shape_;
+}
+
+std::vector<SegmentPass> SegmentedReducer::plan(const AxisLayout& layout) const {
+    return plan_axis(layout, *device_shape_);
 }
 
 void SegmentedReducer::require_holds(const cl::Buffer& buffer, std::uint64_t first,
@@ -97,22 +120,19 @@ void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const Segment
                                     const std::vector<cl::Event>& wait, cl::Event& event) {
     auto& kernels = in.partials ? partials_kernels_ : values_kernels_;
     const auto scratch = cl::Local(pass.work_group_size * accumulator_size());
-    cl::Kernel kernel;
-    if (pass.kernel == SegmentKernel::rows) {
-        kernel = kernels.rows;
-        // Uniform rows still pass a buffer where the offsets go; the kernel does not read it.
-        set_arguments(kernel, in.buffer, cl_ulong{in.first}, cl_ulong{in.index_base},
-                      offsets ? *offsets : out, cl_ulong{offsets ? 0 : pass.length},
-                      cl_ulong{pass.blocks}, cl_uint{pass.width}, cl_ulong{pass.chunks},
-                      cl_ulong{pass.tiles}, cl_uint{pass.tiles_per_group}, out, cl_ulong{first_out},
-                      scratch);
-    } else {
-        kernel = kernels.columns;
-        set_arguments(kernel, in.buffer, cl_ulong{in.first}, cl_ulong{in.index_base},
-                      cl_ulong{pass.length}, cl_ulong{pass.columns}, cl_uint{pass.width},
-                      cl_ulong{pass.chunks}, cl_ulong{pass.tiles}, cl_uint{pass.tiles_per_group},
-                      out, cl_ulong{first_out}, scratch);
-    }
+    const bool rows = pass.kernel == SegmentKernel::rows;
+    cl::Kernel kernel = rows ? kernels.rows : kernels.columns;
+    // Where both kernels read, the shape each reads, then the arguments both take: how the
+    // work is cut, where the results go. Uniform rows still pass a buffer where the offsets go;
+    // the kernel does not read it.
+    const cl_uint shape =
+        set_args(kernel, 0, in.buffer, cl_ulong{in.first}, cl_ulong{in.index_base});
+    const cl_uint shared =
+        rows ? set_args(kernel, shape, offsets ? *offsets : out,
+                        cl_ulong{offsets ? 0 : pass.length}, cl_ulong{pass.blocks})
+             : set_args(kernel, shape, cl_ulong{pass.length}, cl_ulong{pass.columns});
+    set_args(kernel, shared, cl_uint{pass.width}, cl_ulong{pass.chunks}, cl_ulong{pass.tiles},
+             cl_uint{pass.tiles_per_group}, out, cl_ulong{first_out}, scratch);
     queue.enqueueNDRangeKernel(
         kernel, cl::NullRange, cl::NDRange(pass.work_groups * pass.work_group_size),
         cl::NDRange(pass.work_group_size), wait.empty() ? nullptr : &wait, &event);
@@ -167,9 +187,9 @@ cl::Event SegmentedReducer::enqueue_axes(const cl::CommandQueue& queue, const So
                                          std::vector<cl::Event>* events) try {
     const auto steps = axis_steps(shape, axes);
     require_holds(input.buffer, input.first, shape.values(),
-                  input.partials ? accumulator_size() : info(policy_.recipe.type).size, "input");
+                  input.partials ? accumulator_size() : info(policy_->recipe.type).size, "input");
     require_holds(result, result_index, steps.back().results(), accumulator_size(), "result");
-    if (steps.size() > 1 && (info(policy_.recipe.op).indexed || !policy_.recipe.user.map.empty()))
+    if (steps.size() > 1 && (info(policy_->recipe.op).indexed || !policy_->recipe.user.map.empty()))
         throw Error(Errc::unsupported,
                     "axes apart in memory are reduced one run of adjacent axes after another, "
                     "and the index of argmin, argmax and a map's i counts along one run");
@@ -203,14 +223,14 @@ cl::Event SegmentedReducer::enqueue_reduce_segments(
     std::uint64_t count, const cl::Buffer& offsets, std::uint64_t segments,
     const cl::Buffer& result, std::uint64_t result_index, const std::vector<cl::Event>& wait,
     cl::Event* launch) try {
-    require_holds(input, first, count, info(policy_.recipe.type).size, "input");
+    require_holds(input, first, count, info(policy_->recipe.type).size, "input");
     require_holds(offsets, 0, segments + 1, sizeof(cl_ulong), "offsets");
     require_holds(result, result_index, segments, accumulator_size(), "result");
     cl::Event event;
     if (segments == 0)
         queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &event);
     else
-        enqueue_pass(queue, plan_csr(segments, count, device_shape_), {input, first, false, 0},
+        enqueue_pass(queue, plan_csr(segments, count, *device_shape_), {input, first, false, 0},
                      &offsets, result, result_index, wait, event);
     if (launch)
         *launch = event;
@@ -239,7 +259,7 @@ SegmentedResult SegmentedReducer::read_results(const cl::CommandQueue& queue,
 
 void SegmentedReducer::append_results(SegmentedResult& into, const void* bytes,
                                       std::uint64_t count) const {
-    const bool indexed = info(policy_.recipe.op).indexed;
+    const bool indexed = info(policy_->recipe.op).indexed;
     for (std::uint64_t i = 0; i < count; ++i) {
         const auto* result = static_cast<const unsigned char*>(bytes) + i * accumulator_size();
         into.values.push_back(scalar_from_bytes(accumulator(), result));

@@ -1,4 +1,4 @@
-#include "clreduce/source.hpp"
+#include "detail/source.hpp"
 
 #include "clreduce/errors.hpp"
 
@@ -202,7 +202,7 @@ std::string op_definitions(Op op, Path path, DataType input, DataType accumulato
                            const Expressions& user, Reads reads) {
     const auto& row = info(op);
     const auto& accum = info(accumulator);
-    std::string text = "\n// Appended by clreduce for --op " + std::string(row.name) + " of " +
+    std::string text = "\n// Appended by clreduce for op " + std::string(row.name) + " of " +
                        info(input).name + " accumulated in " + accum.name + " on the " +
                        name_of(path) + " path" + (user.map.empty() ? "" : ", mapped") + ".\n";
     text += loads(info(input));

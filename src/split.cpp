@@ -1,5 +1,8 @@
 #include "clreduce/split.hpp"
 
+#include "detail/capabilities.hpp"
+#include "detail/reference.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <exception>

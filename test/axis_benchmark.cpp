@@ -10,10 +10,12 @@
 // (0 for a tunable: its default). Every int32 result is checked (the matrix holds ones: a row sums
 // to C, a column to R); a wrong one exits 1. Speed is judged on the GPU machine, never in tests.
 
+#include "detail/measure.hpp"
+#include "detail/profiling.hpp"
+#include "detail/segment_plan.hpp"
+
 #include <CL/opencl.hpp>
 #include <algorithm>
-#include <clreduce/measure.hpp>
-#include <clreduce/profiling.hpp>
 #include <clreduce/reducer.hpp>
 #include <clreduce/segmented.hpp>
 #include <cstdio>

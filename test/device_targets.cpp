@@ -2,8 +2,9 @@
 
 #include "catch_compat.hpp"
 #include "clreduce/errors.hpp"
-#include "clreduce/reference.hpp"
-#include "clreduce/source.hpp"
+#include "detail/plan.hpp"
+#include "detail/reference.hpp"
+#include "detail/source.hpp"
 #include "tool/devices.hpp"
 #include "tool/failure.hpp"
 

@@ -5,8 +5,8 @@
 // Each test runs every combination of device, path, type, op and finish as a section of its
 // own.
 
-#include "clreduce/capabilities.hpp"
 #include "clreduce/reducer.hpp"
+#include "detail/capabilities.hpp"
 
 #include <memory>
 #include <string>

@@ -1,7 +1,8 @@
-# The engine (include/clreduce/, src/*.cpp) knows nothing of the command-line tool: no tool
+# The engine (include/clreduce/, src/detail/, src/*.cpp) knows nothing of the command-line tool: no tool
 # header, no Options, no exit codes, no TCLAP, nothing printed to the standard streams.
 # Run with -DSOURCE=<clreduce's source folder>; fails naming each file and what it uses.
-file(GLOB engine_files "${SOURCE}/include/clreduce/*.hpp" "${SOURCE}/src/*.cpp")
+file(GLOB engine_files "${SOURCE}/include/clreduce/*.hpp" "${SOURCE}/src/detail/*.hpp"
+                       "${SOURCE}/src/*.cpp")
 set(tool_words "\"tool/" "[^_A-Za-z]Options[^_A-Za-z]" "ExitCode" "Failure" "tclap"
                "std::cout" "std::cerr")
 set(found "")

@@ -3,7 +3,8 @@
 
 #include "catch_compat.hpp"
 #include "clreduce/reducer.hpp"
-#include "clreduce/reference.hpp"
+#include "detail/plan.hpp"
+#include "detail/reference.hpp"
 #include "device_targets.hpp"
 
 #include <random>

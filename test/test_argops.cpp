@@ -4,8 +4,8 @@
 
 #include "catch_compat.hpp"
 #include "clreduce/input.hpp"
-#include "clreduce/reference.hpp"
 #include "clreduce/stream.hpp"
+#include "detail/reference.hpp"
 #include "device_targets.hpp"
 
 #include <cmath>

@@ -1,5 +1,5 @@
 #include "catch_compat.hpp"
-#include "clreduce/measure.hpp"
+#include "detail/measure.hpp"
 
 #include <cfloat>
 #include <cmath>

@@ -3,8 +3,9 @@
 #include "catch_compat.hpp"
 #include "clreduce/errors.hpp"
 #include "clreduce/input.hpp"
-#include "clreduce/measure.hpp"
-#include "clreduce/reference.hpp"
+#include "detail/measure.hpp"
+#include "detail/plan.hpp"
+#include "detail/reference.hpp"
 #include "device_targets.hpp"
 
 #include <climits>

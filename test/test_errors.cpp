@@ -1,5 +1,6 @@
 #include "catch_compat.hpp"
 #include "clreduce/errors.hpp"
+#include "detail/finish.hpp"
 #include "tool/failure.hpp"
 
 #include <sstream>
@@ -52,6 +53,27 @@ TEST_CASE("the engine's errors carry their cause, and the tool maps each to its 
     std::ostringstream err;
     exit_code_of([]() -> ExitCode { throw Error(Errc::kernel_build, "build failed", "log"); }, err);
     CHECK(err.str() == "clreduce: error: build failed\nlog\n");
+}
+
+TEST_CASE("the tool reads the engine's fields as the options that set them", "[errors]") {
+    std::ostringstream err;
+    CHECK(exit_code_of(
+              []() -> ExitCode {
+                  choose_finish(Factor::textbook, Finish::last_group);
+                  return ExitCode::success;
+              },
+              err) == 4);
+    CHECK(err.str() == "clreduce: error: --finish last-group needs --factor device: the textbook "
+                       "factor runs every pass\n");
+    err.str("");
+    exit_code_of(
+        []() -> ExitCode {
+            throw Error(Errc::unsupported, "work_group_size 2048 is more than device 'd' runs "
+                                           "the kernels with (allow_unreported)");
+        },
+        err);
+    CHECK(err.str() == "clreduce: error: --work-group-size 2048 is more than device 'd' runs the "
+                       "kernels with (--allow-unreported)\n");
 }
 
 TEST_CASE("an OpenCL call's failure becomes an error with its status", "[errors]") {

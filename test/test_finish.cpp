@@ -1,6 +1,6 @@
 #include "catch_compat.hpp"
 #include "clreduce/errors.hpp"
-#include "clreduce/finish.hpp"
+#include "detail/finish.hpp"
 #include "flags.hpp"
 
 using namespace clreduce;
@@ -109,7 +109,7 @@ TEST_CASE("auto takes the single launch except with the textbook factor", "[fini
     CHECK(choose_finish(Factor::textbook, std::nullopt) == Finish::passes);
     CHECK(choose_finish(Factor::textbook, Finish::passes) == Finish::passes);
     CHECK_THROWS_WITH(choose_finish(Factor::textbook, Finish::last_group),
-                      Catch::Contains("needs --factor device"));
+                      Catch::Contains("needs the device factor"));
 }
 
 TEST_CASE("after the build, unproven fences turn auto into passes and refuse last-group",

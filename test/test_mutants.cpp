@@ -9,8 +9,9 @@
 
 #include "catch_compat.hpp"
 #include "clreduce/input.hpp"
-#include "clreduce/measure.hpp"
-#include "clreduce/source.hpp"
+#include "detail/measure.hpp"
+#include "detail/plan.hpp"
+#include "detail/source.hpp"
 #include "device_targets.hpp"
 
 #include <algorithm>

@@ -3,8 +3,8 @@
 
 #include "catch_compat.hpp"
 #include "clreduce/errors.hpp"
-#include "clreduce/measure.hpp"
-#include "clreduce/reference.hpp"
+#include "detail/measure.hpp"
+#include "detail/reference.hpp"
 #include "device_targets.hpp"
 
 #include <cmath>

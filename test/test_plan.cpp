@@ -1,6 +1,6 @@
 #include "catch_compat.hpp"
-#include "clreduce/measure.hpp"
-#include "clreduce/plan.hpp"
+#include "detail/measure.hpp"
+#include "detail/plan.hpp"
 
 using namespace clreduce;
 

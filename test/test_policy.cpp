@@ -1,7 +1,14 @@
 #include "catch_compat.hpp"
 #include "clreduce/errors.hpp"
-#include "clreduce/policy.hpp"
-#include "clreduce/source.hpp"
+#include "clreduce/exact.hpp"
+#include "clreduce/input.hpp"
+#include "clreduce/shape.hpp"
+#include "detail/policy.hpp"
+#include "detail/source.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
 
 using namespace clreduce;
 
@@ -189,4 +196,51 @@ TEST_CASE("a policy takes the tree for an op without a built-in, and refuses bad
     Recipe bytes;
     bytes.type = DataType::uint8;
     CHECK(policy_for(opencl_2(), bytes).accumulator == DataType::uint64);
+}
+
+TEST_CASE("the engine's refusals speak of its own fields, never of the tool's options",
+          "[policy]") {
+    Recipe textbook_last_group;
+    textbook_last_group.factor = Factor::textbook;
+    textbook_last_group.finish = Finish::last_group;
+    Recipe too_large;
+    too_large.work_group_size = 2048;
+    Recipe product_on_work_group;
+    product_on_work_group.op = Op::prod;
+    product_on_work_group.path = Path::work_group;
+    Recipe argmax_accumulated;
+    argmax_accumulated.op = Op::argmax;
+    argmax_accumulated.accumulate = DataType::int64;
+    auto small_buffers = pocl();
+    small_buffers.largest_buffer = 1 << 20;
+    const auto no_doubles = device(CL_DEVICE_TYPE_GPU, {1, 2}, {{1, 2}}, 1, 1 << 16);
+    const std::vector<std::function<void()>> refusals = {
+        [&] { policy_for(pocl(), textbook_last_group); },
+        [&] {
+            settle(policy_for(nvidia(), too_large), nvidia(), {1024, 0, 32}, proven_ptx);
+        },
+        [&] { policy_for(opencl_2(), product_on_work_group); },
+        [&] { policy_for(opencl_2(), argmax_accumulated); },
+        [&] { choose_path(oclgrind(), Path::work_group, false); },
+        [&] {
+            confirm_finish(oclgrind(), Finish::last_group, Finish::last_group,
+                           [] { return std::string(); });
+        },
+        [&] { buffer_values(small_buffers, DataType::int32, 1 << 20); },
+        [&] { require_type_support(no_doubles, DataType::float64); },
+        [&] {
+            axis_layout(Shape{{3, 4}, Order::c}, {2});
+        },
+        [&] { ExactAccumulator{DataType::int32}; },
+    };
+    for (std::size_t i = 0; i < refusals.size(); ++i) {
+        INFO("refusal " << i);
+        try {
+            refusals[i]();
+            FAIL("not refused");
+        } catch (const Error& error) {
+            INFO(error.what());
+            CHECK(std::string(error.what()).find("--") == std::string::npos);
+        }
+    }
 }

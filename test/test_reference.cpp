@@ -1,5 +1,5 @@
 #include "catch_compat.hpp"
-#include "clreduce/reference.hpp"
+#include "detail/reference.hpp"
 
 #include <climits>
 #include <cmath>

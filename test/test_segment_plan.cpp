@@ -1,7 +1,8 @@
 // The plan of reductions along axes and per segment: plain arithmetic, no device.
 
 #include "catch_compat.hpp"
-#include "clreduce/segment_plan.hpp"
+#include "clreduce/errors.hpp"
+#include "detail/segment_plan.hpp"
 
 using namespace clreduce;
 

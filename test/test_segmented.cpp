@@ -3,8 +3,8 @@
 // chunks, C and Fortran order, CSR segments that are empty, tiny or huge, every op and type.
 
 #include "catch_compat.hpp"
-#include "clreduce/reference.hpp"
 #include "clreduce/segmented.hpp"
+#include "detail/reference.hpp"
 #include "device_targets.hpp"
 
 #include <limits>

@@ -1,6 +1,6 @@
 #include "catch_compat.hpp"
 #include "clreduce/errors.hpp"
-#include "clreduce/source.hpp"
+#include "detail/source.hpp"
 
 #include <cerrno>
 #include <cstring>

@@ -2,7 +2,8 @@
 // arithmetic and fmin/fmax give (docs/validation.md, "Floating point").
 
 #include "catch_compat.hpp"
-#include "clreduce/reference.hpp"
+#include "detail/plan.hpp"
+#include "detail/reference.hpp"
 #include "device_targets.hpp"
 
 #include <cmath>

@@ -2,9 +2,15 @@
 // turn, and chunks read in place, at chunk sizes that put the boundaries anywhere.
 
 #include "catch_compat.hpp"
-#include "clreduce/reference.hpp"
 #include "clreduce/stream.hpp"
+#include "detail/reference.hpp"
 #include "device_targets.hpp"
+
+#include <algorithm>
+#include <future>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
 
 using namespace clreduce;
 
@@ -152,6 +158,47 @@ TEST_CASE("chunks read in place start aligned and none is longer than the input"
     CHECK(layout_chunk(5, 1000, 32) == 32);
     CHECK(layout_chunk(5000, 1000, 32) == 1000);
     CHECK(layout_chunk(1000, 1000, 32) == 1000);
+}
+
+TEST_CASE("the parallel copy copies every byte, from any number of threads at once", "[stream]") {
+    // Lengths of no part, one part, parts and a last shorter one, on the host's copy threads.
+    const std::vector<std::size_t> lengths{0, 1, 4095, (std::size_t{1} << 20) + 3,
+                                           (std::size_t{5} << 20) + 12345};
+    const auto copied_right = [&](unsigned char seed) {
+        for (const auto length : lengths) {
+            std::vector<unsigned char> from(length);
+            for (std::size_t i = 0; i < length; ++i)
+                from[i] = static_cast<unsigned char>(i * 7 + seed);
+            std::vector<unsigned char> to(length + 1, 0xAB); // one byte past the end stays
+            copy_in_parallel(to.data(), from.data(), length);
+            if (!std::equal(from.begin(), from.end(), to.begin()) || to[length] != 0xAB)
+                return false;
+        }
+        return true;
+    };
+    std::vector<std::future<bool>> callers;
+    for (unsigned char seed = 0; seed < 4; ++seed)
+        callers.push_back(std::async(std::launch::async, copied_right, seed));
+    for (auto& caller : callers)
+        CHECK(caller.get());
+}
+
+TEST_CASE("a child forked after the copy threads started copies without them", "[stream]") {
+    const std::vector<unsigned char> from(std::size_t{3} << 20, 7);
+    std::vector<unsigned char> to(from.size());
+    copy_in_parallel(to.data(), from.data(), from.size()); // starts the threads
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        alarm(10); // a copy that waits for the parent's threads ends here, killed
+        std::vector<unsigned char> copy(from.size());
+        copy_in_parallel(copy.data(), from.data(), from.size());
+        _exit(copy == from ? 0 : 1);
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
 }
 
 TEST_CASE("a stream's chunk is never longer than its input", "[device][stream]") {

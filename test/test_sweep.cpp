@@ -3,7 +3,8 @@
 // reducer; each length reduces a prefix of that input.
 
 #include "catch_compat.hpp"
-#include "clreduce/reference.hpp"
+#include "detail/plan.hpp"
+#include "detail/reference.hpp"
 #include "device_targets.hpp"
 
 #include <algorithm>

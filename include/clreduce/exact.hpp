@@ -11,7 +11,6 @@
 // computed another way (Shewchuk's expansions), so that the two check each other.
 
 #include "clreduce/reducer.hpp"
-#include "clreduce/source.hpp"
 #include "clreduce/types.hpp"
 
 #include <CL/opencl.hpp>
@@ -91,11 +90,13 @@ public:
     /// Builds exact_sum.cl for `type` (float, double, float16 or bfloat16) on `device`. Throws
     /// Error(Errc::unsupported) for another type or a device without 64-bit integers or
     /// doubles, Error(Errc::kernel_build) for a failed build. `work_group_size` 0: 256, or
-    /// the kernels' largest if smaller. `kernel_text` replaces the embedded exact_sum.cl
-    /// (the tool's --kernels).
+    /// the kernels' largest if smaller.
     ExactSum(const cl::Context& context, const cl::Device& device, DataType type,
-             std::size_t work_group_size = 0,
-             std::string_view kernel_text = embedded_exact_kernel_source());
+             std::size_t work_group_size = 0);
+    /// The same with `kernel_text` in place of the embedded exact_sum.cl (the tool's
+    /// --kernels).
+    ExactSum(const cl::Context& context, const cl::Device& device, DataType type,
+             std::size_t work_group_size, std::string_view kernel_text);
 
     DataType type() const { return type_; }
     std::size_t work_group_size() const { return work_group_size_; }

@@ -16,17 +16,14 @@
 // context and device share their compiled program (see the program cache below), so a
 // Reducer each costs no compile.
 
-#include "clreduce/capabilities.hpp"
 #include "clreduce/errors.hpp"
 #include "clreduce/kinds.hpp"
-#include "clreduce/plan.hpp"
-#include "clreduce/policy.hpp"
-#include "clreduce/source.hpp"
 #include "clreduce/types.hpp"
 
 #include <CL/opencl.hpp>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -35,6 +32,15 @@
 #include <vector>
 
 namespace clreduce {
+
+// What the engine decides and measures on its own: the device's report, the tuning policy,
+// the pass shape and the built kernels' limits. Their definitions are private to the build
+// (src/detail/), for the tool, the bindings and the tests built with it; a program of its own
+// sees the Reducer's Recipe, Path, Finish and Pass instead.
+struct DeviceReport;
+struct Policy;
+struct PassShape;
+struct KernelLimits;
 
 struct PassTime {
     Pass pass;
@@ -90,26 +96,22 @@ inline cl::Buffer upload(const DeviceQueue& device_queue, const HostValues& valu
 /// the programs (and so of their contexts); Reducers built from them keep theirs.
 void clear_program_cache();
 
-/// The program built from `source` with `options` for `device`: taken from the program cache,
-/// or compiled now (blocking) and kept there. Throws Error(Errc::kernel_build) with the build
-/// log when the compiler rejects it.
-cl::Program cached_program(const cl::Context& context, const cl::Device& device,
-                           const std::string& source, const std::string& options);
-
 class Reducer {
 public:
-    /// Takes the tuning policy for the recipe on the device (policy_for, see policy.hpp),
-    /// builds (or takes from the program cache) reduce.cl's text completed for its type, op and
-    /// path with its build options, then settles it: the finish (see finish.hpp) and the
-    /// work-groups, the recipe's size if given, within the kernels' and the device's limits. An
-    /// explicit path is built even where the device does not report it. Blocks for the compile,
-    /// which takes from milliseconds to seconds; a cached program costs the device queries and two
-    /// clCreateKernel. Throws Error(Errc::unsupported) for a type, finish or work-group size the
-    /// device cannot run and Error(Errc::kernel_build) for a kernel that does not build;
-    /// `kernel_text` replaces the embedded reduce.cl (the tool's --kernels). Allocates the small
-    /// buffers only: temporaries grow on first use.
-    Reducer(const cl::Context& context, const cl::Device& device, const Recipe& recipe = {},
-            std::string_view kernel_text = embedded_kernel_source());
+    /// Takes the tuning policy for the recipe on the device, builds (or takes from the program
+    /// cache) reduce.cl's text completed for its type, op and path with its build options,
+    /// then settles it: the finish (the last work-group where the device orders its atomics)
+    /// and the work-groups, the recipe's size if given, within the kernels' and the device's
+    /// limits. An explicit path is built even where the device does not report it. Blocks for
+    /// the compile, which takes from milliseconds to seconds; a cached program costs the device
+    /// queries and two clCreateKernel. Throws Error(Errc::unsupported) for a type, finish or
+    /// work-group size the device cannot run and Error(Errc::kernel_build) for a kernel that
+    /// does not build. Allocates the small buffers only: temporaries grow on first use.
+    Reducer(const cl::Context& context, const cl::Device& device, const Recipe& recipe = {});
+    /// The same with `kernel_text` in place of the embedded reduce.cl (the tool's --kernels,
+    /// for readers who edit the kernel).
+    Reducer(const cl::Context& context, const cl::Device& device, const Recipe& recipe,
+            std::string_view kernel_text);
     // Copies would share the kernels' arguments, the temporaries and the arrival counts.
     Reducer(const Reducer&) = delete;
     Reducer& operator=(const Reducer&) = delete;
@@ -122,25 +124,26 @@ public:
     const cl::Program& program() const { return program_; }
     /// The OpenCL C text the program was built from: the kernel text completed for the op.
     const std::string& source() const { return source_; }
-    const DeviceReport& report() const { return report_; }
-    /// How this reducer is built and launched; the accessors below read it.
-    const Policy& policy() const { return policy_; }
-    DataType type() const { return policy_.recipe.type; }
+    /// The recipe as the reducer took it on its device.
+    const Recipe& recipe() const;
+    DataType type() const { return recipe().type; }
     std::size_t value_size() const { return info(type()).size; } // of an input value
     /// The type of partials and results (accumulator_for() the recipe).
-    DataType accumulator() const { return policy_.accumulator; }
+    DataType accumulator() const;
     /// The bytes of a partial or a result: partial_size() (ops.hpp) of the op and accumulator.
     std::size_t accumulator_size() const { return partial_size(op(), accumulator()); }
-    Op op() const { return policy_.recipe.op; }
-    Path path() const { return policy_.path; }
-    Factor factor() const { return policy_.recipe.factor; }
-    Finish finish() const { return policy_.finish; }
-    const std::string& build_options() const { return policy_.build_options; }
-    const PassShape& shape() const { return policy_.shape; }
-    std::size_t work_group_size() const { return shape().work_group_size; }
-    std::vector<Pass> plan(std::uint64_t length) const {
-        return plan_passes(length, shape(), finish());
-    }
+    Op op() const { return recipe().op; }
+    Path path() const;
+    Factor factor() const { return recipe().factor; }
+    Finish finish() const;
+    const std::string& build_options() const;
+    std::size_t work_group_size() const;
+    /// The launches that reduce `length` values, computed before anything is enqueued.
+    std::vector<Pass> plan(std::uint64_t length) const;
+    /// What the device reports and how this reducer is built and launched (src/detail/).
+    const DeviceReport& report() const { return *report_; }
+    const Policy& policy() const { return *policy_; }
+    const PassShape& shape() const;
 
     /// Blocking: reduces the `count` values of `input` from value `first` on (of the recipe's
     /// type; only read) on `queue`, an in-order queue of the reducer's context and device, and
@@ -259,8 +262,8 @@ private:
 
     cl::Context context_;
     cl::Device device_;
-    DeviceReport report_;
-    Policy policy_;
+    std::unique_ptr<const DeviceReport> report_;
+    std::unique_ptr<Policy> policy_;
     /// The two kernels of one program: reduce (one pass) and reduce_and_finish (a pass that
     /// the last work-group finishes).
     struct Kernels {

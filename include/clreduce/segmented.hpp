@@ -19,18 +19,25 @@
 // (their index counts along one run of adjacent axes).
 // Threads: one queue at a time, like a Reducer; its temporaries are its own.
 
-#include "clreduce/capabilities.hpp"
+#include "clreduce/kinds.hpp"
 #include "clreduce/ops.hpp"
-#include "clreduce/policy.hpp"
-#include "clreduce/segment_plan.hpp"
+#include "clreduce/shape.hpp"
 #include "clreduce/types.hpp"
 
 #include <CL/opencl.hpp>
 #include <cstdint>
-#include <string_view>
+#include <memory>
 #include <vector>
 
 namespace clreduce {
+
+// The plan and its tuning are private to the build (src/detail/segment_plan.hpp), as the
+// Reducer's policy is (reducer.hpp).
+struct DeviceReport;
+struct Policy;
+struct SegmentTuning;
+struct SegmentDevice;
+struct SegmentPass;
 
 /// A blocking call's results, in the order they lie in memory, with their shape.
 struct SegmentedResult {
@@ -46,25 +53,27 @@ class SegmentedReducer {
 public:
     /// Builds (or takes from the program cache, reducer.hpp) reduce.cl and segmented.cl
     /// completed for the recipe's type and op, for the values and for partials, and plans
-    /// with `tuning` (its defaults are what was measured best). Throws as the Reducer's
-    /// constructor does.
+    /// with what was measured best. Throws as the Reducer's constructor does.
     SegmentedReducer(const cl::Context& context, const cl::Device& device,
-                     const Recipe& recipe = {}, const SegmentTuning& tuning = {});
+                     const Recipe& recipe = {});
+    /// The same, planned with `tuning` (the benchmark's, docs/axes.md).
+    SegmentedReducer(const cl::Context& context, const cl::Device& device, const Recipe& recipe,
+                     const SegmentTuning& tuning);
+    ~SegmentedReducer();
     SegmentedReducer(const SegmentedReducer&) = delete;
     SegmentedReducer& operator=(const SegmentedReducer&) = delete;
 
-    const Policy& policy() const { return policy_; }
     /// The type of the results (accumulator_for() the recipe).
-    DataType accumulator() const { return policy_.accumulator; }
+    DataType accumulator() const;
     /// The bytes of one result as the enqueued calls write it: the accumulator's or, for
     /// argmin and argmax, the pair's (partial_size() in ops.hpp: the value, then an int64
     /// index at byte 8, INT64_MAX for an empty segment).
-    std::size_t accumulator_size() const { return partial_size(policy_.recipe.op, accumulator()); }
-    /// What the launches are cut to on this device.
-    const SegmentDevice& device_shape() const { return device_shape_; }
-    std::vector<SegmentPass> plan(const AxisLayout& layout) const {
-        return plan_axis(layout, device_shape_);
-    }
+    std::size_t accumulator_size() const;
+    /// How it is built, what the launches are cut to on this device, and the launches that
+    /// reduce `layout` (src/detail/).
+    const Policy& policy() const;
+    const SegmentDevice& device_shape() const;
+    std::vector<SegmentPass> plan(const AxisLayout& layout) const;
 
     /// Enqueues the reduction of the array `shape` (of the recipe's type, from value `first`
     /// of `input` on) along `axes` (negative: from the end), after `wait`, writing
@@ -144,9 +153,9 @@ private:
 
     cl::Context context_;
     cl::Device device_;
-    DeviceReport report_;
-    Policy policy_;
-    SegmentDevice device_shape_;
+    std::unique_ptr<const DeviceReport> report_;
+    std::unique_ptr<Policy> policy_;
+    std::unique_ptr<const SegmentDevice> device_shape_;
     struct Kernels {
         cl::Kernel rows;
         cl::Kernel columns;

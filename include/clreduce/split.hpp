@@ -6,7 +6,6 @@
 
 #include "clreduce/input.hpp"
 #include "clreduce/reducer.hpp"
-#include "clreduce/reference.hpp"
 #include "clreduce/stream.hpp"
 #include "clreduce/types.hpp"
 

@@ -6,7 +6,7 @@
 // constructor), then reduce(length), blocking, for the value and its times.
 
 #include "clreduce/reducer.hpp"
-#include "clreduce/reference.hpp"
+#include "clreduce/types.hpp"
 
 #include <CL/opencl.hpp>
 #include <cstdint>

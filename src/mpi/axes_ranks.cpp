@@ -1,9 +1,9 @@
 #include "axes_ranks.hpp"
 
-#include "clreduce/capabilities.hpp"
-#include "clreduce/reference.hpp"
 #include "clreduce/segmented.hpp"
 #include "combine.hpp"
+#include "detail/capabilities.hpp"
+#include "detail/reference.hpp"
 #include "partition.hpp"
 #include "slice.hpp"
 #include "tool/axis_results.hpp"

@@ -1,6 +1,6 @@
 #include "combine.hpp"
 
-#include "clreduce/reference.hpp"
+#include "detail/reference.hpp"
 
 #include <cstdint>
 #include <cstring>

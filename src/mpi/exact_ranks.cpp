@@ -2,7 +2,8 @@
 
 #include "clreduce/exact.hpp"
 #include "clreduce/input.hpp"
-#include "clreduce/reference.hpp"
+#include "detail/capabilities.hpp"
+#include "detail/reference.hpp"
 #include "partition.hpp"
 #include "slice.hpp"
 #include "tool/devices.hpp"

@@ -1,6 +1,6 @@
 #include "rank_report.hpp"
 
-#include "clreduce/reference.hpp"
+#include "detail/reference.hpp"
 #include "tool/recipe.hpp"
 #include "tool/report.hpp"
 

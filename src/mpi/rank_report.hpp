@@ -2,8 +2,8 @@
 // What each rank did, gathered on rank 0, the check of the combined result against the ranks'
 // combined host references, and the report rank 0 prints.
 
-#include "clreduce/measure.hpp"
 #include "clreduce/types.hpp"
+#include "detail/measure.hpp"
 #include "tool/options.hpp"
 
 #include <cstddef>

@@ -1,10 +1,10 @@
 #include "slice.hpp"
 
-#include "clreduce/capabilities.hpp"
 #include "clreduce/input.hpp"
 #include "clreduce/reducer.hpp"
-#include "clreduce/reference.hpp"
-#include "clreduce/source.hpp"
+#include "detail/capabilities.hpp"
+#include "detail/reference.hpp"
+#include "detail/source.hpp"
 #include "tool/recipe.hpp"
 
 #include <variant>

@@ -4,8 +4,8 @@
 // reference of the slice, and rank 0's combine of a user's op. Everything else in src/mpi sees only
 // values and times.
 
-#include "clreduce/measure.hpp"
 #include "clreduce/types.hpp"
+#include "detail/measure.hpp"
 #include "partition.hpp"
 #include "tool/devices.hpp"
 #include "tool/options.hpp"

@@ -1,8 +1,8 @@
 #include "devices.hpp"
 
-#include "clreduce/capabilities.hpp"
-#include "clreduce/finish.hpp"
-#include "clreduce/policy.hpp"
+#include "detail/capabilities.hpp"
+#include "detail/finish.hpp"
+#include "detail/policy.hpp"
 #include "tool/devices.hpp"
 #include "tool/options.hpp"
 

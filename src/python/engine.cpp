@@ -1,5 +1,7 @@
 #include "engine.hpp"
 
+#include "detail/policy.hpp"
+
 #include <algorithm>
 #include <type_traits>
 
@@ -83,13 +85,21 @@ std::optional<DataType> type_named(const std::optional<std::string>& name) {
     return type_named(*name);
 }
 
-/// A NumPy input streamed in chunks of 64 MiB, as the tool streams --host-input: each upload
-/// and launch then takes far longer than enqueueing it.
+/// The values per chunk a NumPy input of `length` values of `size` bytes is streamed in: a
+/// quarter of it, from 16 to 64 MiB. The host's cores copy each chunk into pinned staging
+/// while the chunk before is uploaded, which chunks of 64 MiB gave an array of 64 MiB no
+/// chance to do (one chunk, copied, then uploaded); each upload and launch still takes far
+/// longer than enqueueing it.
+std::uint64_t chunk_values(std::uint64_t length, std::uint64_t size) {
+    const std::uint64_t bytes = std::clamp<std::uint64_t>(
+        length * size / 4, std::uint64_t{16} << 20, std::uint64_t{64} << 20);
+    return std::max<std::uint64_t>(1, std::min(bytes / size, length));
+}
+
+/// chunk_values() for the reducer's values, no larger than the device's largest buffer.
 std::uint64_t stream_chunk(const Reducer& reducer, std::uint64_t length) {
-    const std::uint64_t chunk_bytes = std::uint64_t{64} << 20;
     const std::uint64_t largest = reducer.report().largest_buffer / reducer.value_size();
-    return std::max<std::uint64_t>(1,
-                                   std::min({chunk_bytes / reducer.value_size(), largest, length}));
+    return std::min(chunk_values(length, reducer.value_size()), largest);
 }
 
 /// The engine's defaults for the type and op: the best path the device reports, the finish
@@ -187,6 +197,23 @@ Handle enqueued(std::mutex& mutex, Handle queue, Handle buffer, Handle result,
     return handed_over(enqueue(*command_queue, *input, *output, events));
 }
 
+/// argmin's and argmax's `count` indices into `result` from value `result_index` on, as NumPy's
+/// int64 indices: `enqueue(pairs)` writes the engine's pairs of `pair` bytes (the value, then
+/// the int64 index at byte 8) to a buffer of this call's own, whose indices a strided copy
+/// then takes. Returns the copy's event; the buffer lives until the copy has run.
+template <typename Enqueue>
+cl::Event indices_into(const cl::CommandQueue& queue, const cl::Buffer& result,
+                       std::uint64_t result_index, std::uint64_t count, std::size_t pair,
+                       Enqueue enqueue) {
+    constexpr std::size_t index = sizeof(std::int64_t);
+    const cl::Buffer pairs(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE, count * pair);
+    const std::vector<cl::Event> reduced{enqueue(pairs)};
+    cl::Event copied;
+    queue.enqueueCopyBufferRect(pairs, result, {pair - index, 0, 0}, {result_index * index, 0, 0},
+                                {index, count, 1}, pair, 0, index, 0, &reduced, &copied);
+    return copied;
+}
+
 } // namespace
 
 std::string accumulator_of(const std::string& type, const std::string& op,
@@ -258,8 +285,15 @@ Handle Engine::enqueue(Handle queue, Handle buffer, std::uint64_t first, std::ui
     return enqueued(mutex_, queue, buffer, result, wait,
                     [&](const cl::CommandQueue& command_queue, const cl::Buffer& input,
                         const cl::Buffer& output, const std::vector<cl::Event>& events) {
-                        return reducer_.enqueue_reduce(command_queue, input, first, count, output,
-                                                       result_index, events);
+                        if (!info(reducer_.op()).indexed)
+                            return reducer_.enqueue_reduce(command_queue, input, first, count,
+                                                           output, result_index, events);
+                        return indices_into(
+                            command_queue, output, result_index, 1, reducer_.accumulator_size(),
+                            [&](const cl::Buffer& pairs) {
+                                return reducer_.enqueue_reduce(command_queue, input, first, count,
+                                                               pairs, 0, events);
+                            });
                     });
 }
 
@@ -301,8 +335,15 @@ Handle AxisEngine::enqueue(Handle queue, Handle buffer, std::uint64_t first, con
     return enqueued(mutex_, queue, buffer, result, wait,
                     [&](const cl::CommandQueue& command_queue, const cl::Buffer& input,
                         const cl::Buffer& output, const std::vector<cl::Event>& events) {
-                        return reducer_.enqueue_reduce_axes(command_queue, input, first, shape,
-                                                            axes, output, result_index, events);
+                        if (!info(reducer_.policy().recipe.op).indexed)
+                            return reducer_.enqueue_reduce_axes(command_queue, input, first, shape,
+                                                                axes, output, result_index, events);
+                        return indices_into(
+                            command_queue, output, result_index, axis_layout(shape, axes).results(),
+                            reducer_.accumulator_size(), [&](const cl::Buffer& pairs) {
+                                return reducer_.enqueue_reduce_axes(command_queue, input, first,
+                                                                    shape, axes, pairs, 0, events);
+                            });
                     });
 }
 
@@ -314,12 +355,11 @@ ExactEngine::ExactEngine(Handle context, Handle device, const std::string& type)
 nb::object ExactEngine::reduce_host(Handle queue, const HostArray& values) {
     const auto view = view_of(values, exact_sum_.type());
     return blocking(mutex_, queue, {}, [&](const cl::CommandQueue& command_queue) {
-        // Chunks of 64 MiB, each copied into pinned staging and uploaded on a queue of its
-        // own while the chunk before is summed: each chunk's accumulator is exact, and they
-        // add up to the same integer as one pass over all of them.
+        // Chunks as a reduction streams them, each copied into pinned staging and uploaded on
+        // a queue of its own while the chunk before is summed: each chunk's accumulator is
+        // exact, and they add up to the same integer as one pass over all of them.
         const std::uint64_t size = info(view.type).size;
-        const std::uint64_t chunk =
-            std::min<std::uint64_t>((std::uint64_t{64} << 20) / size, view.length);
+        const std::uint64_t chunk = chunk_values(view.length, size);
         if (!staging_ || staging_->bytes() < chunk * size)
             staging_ = std::make_shared<StreamStaging>(context_, command_queue, chunk * size, true);
         const auto chunks = (view.length + chunk - 1) / chunk;

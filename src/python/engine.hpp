@@ -74,8 +74,9 @@ public:
     /// events `wait`; blocks for the value.
     nb::object reduce_buffer(Handle queue, Handle buffer, std::uint64_t first, std::uint64_t count,
                              const std::vector<Handle>& wait);
-    /// The same, enqueued: the result lands in value `result_index` of `result`. Returns the
-    /// last command's event, retained for the caller (pyopencl.Event.from_int_ptr(retain=False)).
+    /// The same, enqueued: the result lands in value `result_index` of `result` (for argmin
+    /// and argmax the index, an int64). Returns the last command's event, retained for the
+    /// caller (pyopencl.Event.from_int_ptr(retain=False)).
     Handle enqueue(Handle queue, Handle buffer, std::uint64_t first, std::uint64_t count,
                    Handle result, std::uint64_t result_index, const std::vector<Handle>& wait);
 
@@ -106,7 +107,8 @@ public:
     /// `queue` after the events `wait`; blocks for the results.
     nb::object reduce_buffer(Handle queue, Handle buffer, std::uint64_t first, const Shape& shape,
                              const std::vector<int>& axes, const std::vector<Handle>& wait);
-    /// The same, enqueued: the accumulators land in `result` from value `result_index` on.
+    /// The same, enqueued: the accumulators (argmin's and argmax's int64 indices) land in
+    /// `result` from value `result_index` on.
     /// Returns the last launch's event, as Engine::enqueue does.
     Handle enqueue(Handle queue, Handle buffer, std::uint64_t first, const Shape& shape,
                    const std::vector<int>& axes, Handle result, std::uint64_t result_index,

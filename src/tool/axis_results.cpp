@@ -1,7 +1,7 @@
 #include "tool/axis_results.hpp"
 
 #include "clreduce/exact.hpp"
-#include "clreduce/measure.hpp"
+#include "detail/measure.hpp"
 #include "tool/failure.hpp"
 #include "tool/file_input.hpp"
 #include "tool/recipe.hpp"

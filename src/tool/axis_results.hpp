@@ -2,8 +2,8 @@
 // The results of a reduction along axes as clreduce --axis and clreduce-mpi --axis check,
 // print and write them (docs/axes.md).
 
-#include "clreduce/reference.hpp"
 #include "clreduce/segmented.hpp"
+#include "detail/reference.hpp"
 #include "tool/options.hpp"
 
 #include <optional>

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <new>
 #include <ostream>
+#include <string_view>
 #include <unistd.h>
 #include <utility>
 
@@ -42,6 +43,24 @@ ExitCode exit_code_for(Errc cause) {
         return ExitCode::host;
     }
     return ExitCode::host;
+}
+
+/// The engine's messages speak of its own fields (a recipe's, a call's); the tool's user set
+/// them through options, and reads them so: the causes' words, as exit_code_for maps their
+/// codes.
+std::string in_tool_words(std::string message) {
+    static const std::pair<std::string_view, std::string_view> words[] = {
+        {"work_group_size ", "--work-group-size "},
+        {"the buffer limit ", "--max-buffer "},
+        {"allow_unreported", "--allow-unreported"},
+        {"the last-group finish needs the device factor",
+         "--finish last-group needs --factor device"},
+        {"the passes finish runs everywhere", "--finish passes runs everywhere"},
+    };
+    for (const auto& [engine, tool] : words)
+        if (const auto at = message.find(engine); at != std::string::npos)
+            message.replace(at, engine.size(), tool);
+    return message;
 }
 
 } // namespace
@@ -100,7 +119,8 @@ int exit_code_of(const std::function<ExitCode()>& body, std::ostream& err) {
     } catch (const Failure& failure) {
         code = report(err, failure.code(), failure.what(), failure.details());
     } catch (const Error& error) {
-        code = report(err, exit_code_for(error.cause()), error.what(), error.details());
+        code =
+            report(err, exit_code_for(error.cause()), in_tool_words(error.what()), error.details());
     } catch (const cl::Error& error) {
         code = report(err, ExitCode::opencl, Error(error).what());
     } catch (const std::bad_alloc&) {

@@ -80,7 +80,9 @@ auto with_stderr_held(Build build) -> decltype(build()) {
 
 /// Runs `body` and returns its exit code; any exception becomes one line on `err`, prefixed
 /// "clreduce: error: ", and the matching exit code: a Failure's own, an engine Error's by its
-/// cause, ExitCode::opencl for cl::Error, ExitCode::host for anything else. Nothing escapes.
+/// cause (its message in the options' words: the recipe's work_group_size is
+/// --work-group-size), ExitCode::opencl for cl::Error, ExitCode::host for anything else.
+/// Nothing escapes.
 int exit_code_of(const std::function<ExitCode()>& body, std::ostream& err);
 
 } // namespace clreduce

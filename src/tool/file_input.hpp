@@ -4,8 +4,8 @@
 // magic, names its type and shape in its header; any other file is raw little-endian values
 // of --data-type.
 
-#include "clreduce/segment_plan.hpp"
 #include "clreduce/types.hpp"
+#include "detail/segment_plan.hpp"
 #include "tool/options.hpp"
 
 #include <cstddef>

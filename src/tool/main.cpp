@@ -10,13 +10,14 @@
 // devices. A file (--input) is mapped and checked before any OpenCL call. --axis reduces
 // along axes instead, to an array of results (run_axes).
 //
-// The steps with a clreduce/ header are the engine's (the library any program may use); those
-// with a tool/ header are this command-line tool's own.
+// The steps with a clreduce/ header are the engine's facade (what any program may call), those
+// with a detail/ header the engine's own (its report, kernel text and measuring, which the tool,
+// built with it, uses too), and those with a tool/ header this command-line tool's own.
 
-#include "clreduce/capabilities.hpp"
-#include "clreduce/measure.hpp"
 #include "clreduce/reducer.hpp"
-#include "clreduce/source.hpp"
+#include "detail/capabilities.hpp"
+#include "detail/measure.hpp"
+#include "detail/source.hpp"
 #include "tool/devices.hpp"
 #include "tool/failure.hpp"
 #include "tool/file_input.hpp"

@@ -1,8 +1,8 @@
 #pragma once
 // From the command line to the engine's recipe, once, for clreduce and clreduce-mpi alike.
 
-#include "clreduce/capabilities.hpp"
-#include "clreduce/policy.hpp"
+#include "detail/capabilities.hpp"
+#include "detail/policy.hpp"
 #include "tool/options.hpp"
 
 #include <optional>

@@ -1,7 +1,7 @@
 #include "tool/report.hpp"
 
-#include "clreduce/finish.hpp"
-#include "clreduce/reference.hpp"
+#include "detail/finish.hpp"
+#include "detail/reference.hpp"
 #include "tool/recipe.hpp"
 
 #include <algorithm>
@@ -54,7 +54,9 @@ std::string verdict(const Measurement& measurement) {
     if (measurement.check == Check::exact)
         return " (matches the host reference exactly)";
     // Not a match: a bound this wide also holds for a sum that lost values (docs/exact-sums.md).
-    return " (within the worst-case bound " + bound + " of the exact sum " + expected + ": error " +
+    const auto reference =
+        measurement.expected.in_order ? "the same op applied in index order, " : "the exact sum ";
+    return " (within the worst-case bound " + bound + " of " + reference + expected + ": error " +
            to_string(measurement.largest_error()) +
            "; the bound does not show that every value was added, --exact does)";
 }

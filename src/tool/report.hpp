@@ -2,9 +2,9 @@
 // Printing what was measured, for every flow of the tool: the text report, one JSON object,
 // the several devices' report, or the sweep's table/CSV.
 
-#include "clreduce/measure.hpp"
 #include "clreduce/reducer.hpp"
 #include "clreduce/split.hpp"
+#include "detail/measure.hpp"
 #include "tool/devices.hpp"
 #include "tool/options.hpp"
 

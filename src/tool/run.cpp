@@ -1,6 +1,6 @@
 #include "tool/run.hpp"
 
-#include "clreduce/reference.hpp"
+#include "detail/reference.hpp"
 #include "tool/progress.hpp"
 #include "tool/recipe.hpp"
 #include "tool/report.hpp"

@@ -3,8 +3,8 @@
 // input on the device, stream it from host memory, split it across devices, or sweep lengths
 // as a benchmark.
 
-#include "clreduce/measure.hpp"
 #include "clreduce/reducer.hpp"
+#include "detail/measure.hpp"
 #include "tool/devices.hpp"
 #include "tool/failure.hpp"
 #include "tool/options.hpp"

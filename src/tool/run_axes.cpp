@@ -4,12 +4,12 @@
 // written to a .npy file (docs/axes.md).
 
 #include "clreduce/exact.hpp"
-#include "clreduce/measure.hpp"
-#include "clreduce/profiling.hpp"
 #include "clreduce/reducer.hpp"
-#include "clreduce/reference.hpp"
 #include "clreduce/segmented.hpp"
 #include "clreduce/stream.hpp"
+#include "detail/measure.hpp"
+#include "detail/profiling.hpp"
+#include "detail/reference.hpp"
 #include "tool/axis_results.hpp"
 #include "tool/failure.hpp"
 #include "tool/file_input.hpp"

@@ -3,10 +3,13 @@ figures for docs/python.md. Not a test (no timing is ever asserted); run it by h
 
     build/python/venv/bin/python test/python/benchmark.py [--device P D] [--repeat N]
 
-Prints three Markdown tables of medians over N calls (fewer for the copies): clreduce.sum on
-a pyopencl.array.Array beside pyopencl.array.sum(...).get() on the same array; clreduce.sum
-on a NumPy array, its copy to the device included, with that copy's rate; and exact=True on
-float32 values, on a PyOpenCL and on a NumPy array.
+Prints four Markdown tables of medians over N calls (fewer for the copies): clreduce.sum on
+a pyopencl.array.Array beside pyopencl.array.sum(...).get() on the same array; the same call
+layer by layer (the function, a Reducer, the extension's engine alone; int64 accumulators as
+NumPy's sum of int32 asks, and int32 ones as build/test/api_benchmark's default), to set
+beside `api_benchmark gpu 28 N int32` and `... int64`; clreduce.sum on a NumPy array, its copy
+to the device included, with that copy's rate; and exact=True on float32 values, on a
+PyOpenCL and on a NumPy array.
 """
 
 import argparse
@@ -34,21 +37,51 @@ def power(length):
     return f"2^{length.bit_length() - 1}"
 
 
+def table_head(title, *columns):
+    """A Markdown table's title, column names and alignment (right); its rows follow."""
+    print(f"\n{title}\n")
+    print(f"| {' | '.join(columns)} |")
+    print(f"|{'|'.join(' ---: ' for _ in columns)}|")
+
+
+def ones_on_device(queue, length):
+    """int32 ones in a PyOpenCL array, uploaded before anything is timed."""
+    on_device = cl_array.to_device(queue, np.ones(length, np.int32))
+    on_device.finish()
+    return on_device
+
+
 def pyopencl_table(queue, lengths, repeat):
-    print("\nA pyopencl.array.Array of int32, summed: host µs\n")
-    print("| length | `clreduce.sum(a)` | `pyopencl.array.sum(a).get()` | ratio |")
-    print("| ---: | ---: | ---: | ---: |")
+    table_head("A pyopencl.array.Array of int32, summed: host µs", "length", "`clreduce.sum(a)`",
+               "`pyopencl.array.sum(a).get()`", "ratio")
     for length in lengths:
-        on_device = cl_array.to_device(queue, np.ones(length, np.int32))
+        on_device = ones_on_device(queue, length)
         ours = median_us(lambda: clreduce.sum(on_device), repeat)
         theirs = median_us(lambda: cl_array.sum(on_device).get(), repeat)
         print(f"| {power(length)} | {ours:.1f} | {theirs:.1f} | {ours / theirs:.2f} |")
 
 
+def layers_table(queue, lengths, repeat):
+    table_head("The same sum, layer by layer: host µs", "length", "accumulator",
+               "`clreduce.sum`", "`Reducer`", "engine alone")
+    for length in lengths:
+        on_device = ones_on_device(queue, length)
+        for accumulate in (np.int64, np.int32):
+            reducer = clreduce.Reducer(np.int32, accumulate=accumulate)
+            engine = reducer._engine_for(queue)  # the extension's call, without the package
+            handles = (queue.int_ptr, on_device.base_data.int_ptr, 0, length, [])
+            calls = (
+                lambda: clreduce.sum(on_device, dtype=accumulate),
+                lambda: reducer(on_device),
+                lambda: engine.reduce_buffer(*handles),
+            )
+            times = " | ".join(f"{median_us(call, repeat):.1f}" for call in calls)
+            print(f"| {power(length)} | {np.dtype(accumulate).name} | {times} |")
+
+
 def numpy_table(device, lengths, repeat):
-    print("\nA NumPy array, copied to the device and summed: host µs and copy rate\n")
-    print("| dtype | length | `clreduce.sum(a)` | GB/s |")
-    print("| --- | ---: | ---: | ---: |")
+    table_head("A NumPy array, copied to the device and summed: host µs and copy rate", "dtype",
+               "length", "`clreduce.sum(a)`", "GB/s")
     for dtype in (np.int32, np.float32):
         for length in lengths:
             values = np.ones(length, dtype)
@@ -58,9 +91,8 @@ def numpy_table(device, lengths, repeat):
 
 
 def exact_table(device, queue, lengths, repeat):
-    print("\nexact=True on float32: host µs\n")
-    print("| length | PyOpenCL array | NumPy array | NumPy GB/s |")
-    print("| ---: | ---: | ---: | ---: |")
+    table_head("exact=True on float32: host µs", "length", "PyOpenCL array", "NumPy array",
+               "NumPy GB/s")
     for length in lengths:
         values = np.random.default_rng(1).standard_normal(length).astype(np.float32)
         on_device = cl_array.to_device(queue, values)
@@ -83,6 +115,7 @@ def main():
     copies = max(arguments.repeat // 5, 3)
     print(f"{device.name}; medians of {arguments.repeat} calls, {copies} with a copy")
     pyopencl_table(queue, arguments.lengths, arguments.repeat)
+    layers_table(queue, arguments.lengths, arguments.repeat)
     numpy_table(device, arguments.copy_lengths, copies)
     exact_table(device, queue, arguments.exact_lengths, copies)
 

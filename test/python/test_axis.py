@@ -177,6 +177,17 @@ def test_out_receives_the_results_on_the_device(queue, cl_array):
     np.testing.assert_array_equal(kept.get(), np.max(values[1:], axis=1, keepdims=True))
 
 
+@pytest.mark.parametrize("op", ARG_OPS)
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_out_receives_argmins_and_argmaxs_indices_as_numpys(queue, cl_array, op, order, axis):
+    values = values_of(np.float64, (4, 7, 5), order, op)
+    expected = getattr(np, op)(values, axis=axis)
+    out = cl_array.to_device(queue, np.asarray(np.full_like(expected, -1), order=order))
+    assert getattr(clreduce, op)(cl_array.to_device(queue, values), axis=axis, out=out) is out
+    np.testing.assert_array_equal(out.get(), expected)
+
+
 def test_enqueue_fills_out_from_an_index(queue, cl_array):
     values = values_of(np.int64, (4, 6), "C", "sum")
     out = cl_array.zeros(queue, 10, np.int64)

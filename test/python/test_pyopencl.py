@@ -32,10 +32,41 @@ def test_a_sub_array_is_reduced_at_its_offset(queue, first, length):
     assert clreduce.argmax(part) == np.argmax(values[first : first + length])  # from its start
 
 
-def test_argmax_has_no_out_in_this_version(queue):
+@pytest.mark.parametrize("op", ["argmin", "argmax"])
+@pytest.mark.parametrize("first, length", [(0, 1), (3, 4099), (1000, 100_003)])
+def test_out_receives_argmins_and_argmaxs_index_as_numpys(queue, op, first, length):
+    values = random_values(np.float32, first + length, op=op)
+    out = cl_array.zeros(queue, (), np.int64)  # 0-d, as np.argmax(a, out=) takes
+    part = cl_array.to_device(queue, values)[first:]
+    assert getattr(clreduce, op)(part, out=out) is out
+    expected = np.empty((), np.int64)
+    getattr(np, op)(values[first:], out=expected)
+    assert out.get() == expected
+
+
+def test_argmax_enqueued_into_a_later_value_of_out(queue):
+    values = random_values(np.int16, 5000, op="argmax")
+    out = cl_array.to_device(queue, np.full(4, -1, np.int64))
+    clreduce.Reducer(np.int16, "argmax").enqueue(cl_array.to_device(queue, values), out, 2).wait()
+    assert out.get().tolist() == [-1, -1, np.argmax(values), -1]
+
+
+def test_argmax_out_takes_int64_only(queue):
     array = cl_array.to_device(queue, np.arange(10, dtype=np.float32))
-    with pytest.raises(NotImplementedError, match="out="):
-        clreduce.argmax(array, out=cl_array.zeros(queue, 1, np.int64))
+    with pytest.raises(TypeError, match="int64"):
+        clreduce.argmax(array, out=cl_array.zeros(queue, 1, np.float32))
+
+
+def test_a_blocking_reduction_drops_the_events_it_waited_for(queue):
+    values = random_values(np.int32, 10_000)
+    array, gate = written_after_a_user_event(queue, values)
+    later = cl.enqueue_marker(queue)
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    assert clreduce.sum(array) == np.sum(values)  # waited for the write, then dropped it
+    assert array.events == []
+    array.add_event(later)
+    assert clreduce.max(array) == np.max(values)
+    assert array.events == []
 
 
 def test_a_sub_array_of_a_sub_array(queue):

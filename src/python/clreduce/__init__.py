@@ -25,25 +25,26 @@ __all__ = [
 _reducers = {}
 
 
-def _reducer(dtype, op, accumulate, device, **options):
+def _reducer(dtype, op, accumulate, device, options):
     """The functions' Reducer for a dtype, op, dtype=, device= and the Reducer's options (map,
-    exact, a custom op's text), kept for the next call."""
+    exact, a custom op's text), kept for the next call: one lookup, which each call pays. Each
+    function passes its options in one order, so their values name them."""
     device_key = ("pyopencl", device.int_ptr) if hasattr(device, "int_ptr") else device
-    key = (dtype, op, accumulate, device_key, *sorted(options.items()))
-    if key not in _reducers:
-        _reducers[key] = Reducer(dtype, op, device, accumulate, **options)
-    return _reducers[key]
+    key = (dtype, op, accumulate, device_key, *options.values())
+    reducer = _reducers.get(key)
+    if reducer is None:
+        reducer = _reducers[key] = Reducer(engine_dtype(dtype), op, device, accumulate, **options)
+    return reducer
 
 
 def _reduce(op, a, axis=None, dtype=None, out=None, keepdims=False, device=None, queue=None,
             **options):
     if not is_pyopencl_array(a):
         a = np.asarray(a)
-    values_dtype = engine_dtype(a.dtype)
-    accumulate = None if dtype is None else np.dtype(dtype)
-    if device is not None and is_pyopencl_array(a):
+    elif device is not None:
         raise ValueError("device= is for NumPy input: a PyOpenCL array is reduced on its queue")
-    reducer = _reducer(values_dtype, op, accumulate, device, **options)
+    accumulate = None if dtype is None else np.dtype(dtype)
+    reducer = _reducer(a.dtype, op, accumulate, device, options)
     return reducer(a, out=out, queue=queue, axis=axis, keepdims=keepdims)
 
 
@@ -98,7 +99,8 @@ def nanmax(a, axis=None, out=None, keepdims=False, *, map=None, device=None, que
 
 def argmin(a, axis=None, out=None, *, keepdims=False, map=None, device=None, queue=None):
     """The index of the first least of `a`'s values, as np.argmin (the first NaN's where there
-    is one): an int64; arguments as for sum, but `out`, which is not in this version."""
+    is one): an int64; arguments as for sum, but `out`: an int64 pyopencl.array.Array that
+    receives the index (along an axis: the indices), as np.argmin's out=."""
     return _reduce("argmin", a, axis, None, out, keepdims, device, queue, map=map)
 
 

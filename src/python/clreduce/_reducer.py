@@ -31,7 +31,7 @@ def engine_dtype(dtype):
         dtype = np.dtype(dtype)
     except TypeError as error:
         raise TypeError(f"clreduce reduces no values of type {dtype!r}") from error
-    if dtype not in DTYPES:
+    if dtype not in _ENGINE_TYPES:
         raise TypeError(
             f"clreduce reduces {', '.join(d.name for d in DTYPES)} (native byte order); "
             f"not {dtype}"
@@ -117,6 +117,14 @@ def _first_value(array):
     return array.offset // array.dtype.itemsize
 
 
+def _drop_done_events(array, waited):
+    """Drops the events `waited` (the first of the array's) from a PyOpenCL array's events
+    once a blocking reduction after them has returned: they are complete, and PyOpenCL drops
+    complete events itself (Array.finish(), add_event()). The next call then asks the driver
+    about none of them, and issues the OpenCL calls of the C++ API's blocking reduce()."""
+    del array.events[:len(waited)]
+
+
 def _require_contiguous(array, what):
     if not array.flags.forc:
         raise ValueError(f"{what} is not contiguous: reduce a contiguous copy of it")
@@ -194,6 +202,8 @@ class Reducer:
         returned.
         """
         pyopencl_input = is_pyopencl_array(a)
+        if pyopencl_input and axis is None and out is None and not keepdims:
+            return self._reduce_pyopencl(a, queue)  # the most frequent call, the shortest path
         if not pyopencl_input:
             if out is not None or queue is not None:
                 raise TypeError("out= and queue= take PyOpenCL arrays and queues: a is not one")
@@ -213,22 +223,19 @@ class Reducer:
         pyopencl.array.Array `out`, after a's, out's and `wait_for`'s events, on `queue`
         (default: `a.queue`), and returns the pyopencl.Event of its last command. `out` has
         the engine's accumulator dtype, which is result_dtype but for sums
-        of float16 (float32) and bool (uint64) and any and all (uint32). An exact sum is
+        of float16 (float32) and bool (uint64) and any and all (uint32); for argmin and argmax
+        it is int64 and receives the indices, as np.argmax's out=. An exact sum is
         rounded on the device, into out of result_dtype. With `axis` (as for a call), the
         results fill out's values from `out_index` on, in a's order (C or Fortran)."""
         import pyopencl
 
-        if self.op in ("argmin", "argmax"):
-            raise NotImplementedError(
-                f"out=: the engine writes {self.op}'s value and index as one 16-byte pair, "
-                "which no dtype of out= holds in this version"
-            )
         queue = self._check_pyopencl_input(a, queue)
         axes = self._reduced_axes(axis, a.ndim)
         engine = self._engine_for(queue, along_axes=axes is not None)
-        accumulator = _numpy_dtype(engine.accumulator)
-        if not is_pyopencl_array(out) or out.dtype != accumulator:
-            raise TypeError(f"out= takes a pyopencl.array.Array of {accumulator}")
+        # argmin's and argmax's indices are NumPy's int64, not the accumulator.
+        result = np.dtype(np.int64) if self.op in ONE_AXIS_OPS else _numpy_dtype(engine.accumulator)
+        if not is_pyopencl_array(out) or out.dtype != result:
+            raise TypeError(f"out= takes a pyopencl.array.Array of {result}")
         _require_contiguous(out, "out")
         results = 1 if axes is None else int(np.prod(kept_shape(a.shape, axes)))
         if out_index < 0 or out_index + results > out.size:
@@ -258,10 +265,11 @@ class Reducer:
         queue = self._check_pyopencl_input(a, queue)
         if a.size == 0:
             return self._empty_result()
+        wait = [event.int_ptr for event in a.events]
         value = self._engine_for(queue).reduce_buffer(
-            queue.int_ptr, a.base_data.int_ptr, _first_value(a), a.size,
-            [event.int_ptr for event in a.events],
+            queue.int_ptr, a.base_data.int_ptr, _first_value(a), a.size, wait
         )
+        _drop_done_events(a, wait)
         return self.result_dtype.type(value)
 
     def _reduce_along(self, a, axes, queue, keepdims):
@@ -285,10 +293,12 @@ class Reducer:
         bytes: on `queue` for a PyOpenCL array, else copied to the Reducer's device."""
         if is_pyopencl_array(a):
             engine = self._engine_for(queue, along_axes=True)
-            return engine, engine.reduce_buffer(
-                queue.int_ptr, a.base_data.int_ptr, _first_value(a), *engine_axes(a, axes),
-                [event.int_ptr for event in a.events],
+            wait = [event.int_ptr for event in a.events]
+            data = engine.reduce_buffer(
+                queue.int_ptr, a.base_data.int_ptr, _first_value(a), *engine_axes(a, axes), wait
             )
+            _drop_done_events(a, wait)
+            return engine, data
         device = self.device
         on_device = device_queue(device)
         engine = self._engine(on_device.context, device.handle, along_axes=True)

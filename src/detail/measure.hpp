@@ -4,8 +4,8 @@
 
 #include "clreduce/input.hpp"
 #include "clreduce/reducer.hpp"
-#include "clreduce/reference.hpp"
 #include "clreduce/types.hpp"
+#include "detail/reference.hpp"
 
 #include <CL/opencl.hpp>
 #include <cstdint>

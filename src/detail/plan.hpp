@@ -1,6 +1,6 @@
 #pragma once
 // The pass plan: plain arithmetic, computed before anything is enqueued, from the input's
-// length and the launch shape the device allows.
+// length and the launch shape the device allows; each launch is a Pass (kinds.hpp).
 
 #include "clreduce/kinds.hpp"
 
@@ -10,16 +10,6 @@
 #include <vector>
 
 namespace clreduce {
-
-/// How one pass is launched: each work-group reduces its share of the input to one value,
-/// and, in a finishing pass, the last work-group to end reduces those values to one.
-struct Pass {
-    std::uint64_t in = 0;            // values read
-    std::size_t work_groups = 0;     // also the partial results written
-    std::size_t work_group_size = 0; // a power of two
-    bool finishes = false;           // Finish::last_group with more than one work-group
-    std::uint64_t out() const { return finishes ? 1 : work_groups; }
-};
 
 /// The shape every pass is cut to.
 struct PassShape {

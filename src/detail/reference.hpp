@@ -3,8 +3,8 @@
 
 #include "clreduce/kinds.hpp"
 #include "clreduce/ops.hpp"
-#include "clreduce/segment_plan.hpp"
 #include "clreduce/types.hpp"
+#include "detail/segment_plan.hpp"
 
 #include <algorithm>
 #include <cmath>

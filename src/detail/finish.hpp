@@ -3,8 +3,8 @@
 // how that kernel is built there. The decision is a plain function of what the device
 // reports and of the compiled kernel's text, so it is tested without a device.
 
-#include "clreduce/capabilities.hpp"
 #include "clreduce/kinds.hpp"
+#include "detail/capabilities.hpp"
 
 #include <functional>
 #include <optional>

@@ -6,11 +6,11 @@
 // decisions themselves are in capabilities.hpp, finish.hpp and plan.hpp), so they are tested
 // without a device.
 
-#include "clreduce/capabilities.hpp"
-#include "clreduce/finish.hpp"
 #include "clreduce/kinds.hpp"
-#include "clreduce/plan.hpp"
 #include "clreduce/types.hpp"
+#include "detail/capabilities.hpp"
+#include "detail/finish.hpp"
+#include "detail/plan.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -19,20 +19,6 @@
 #include <string>
 
 namespace clreduce {
-
-/// What a Reducer is built for. The defaults reduce int32 by sum with the best the device
-/// reports.
-struct Recipe {
-    DataType type = DataType::int32;
-    Op op = Op::sum;
-    std::optional<DataType> accumulate; // nullopt: accumulator_for(type, op)
-    Expressions user; // Op::custom's reduce and identity, and a map for any op but any and all
-    std::optional<Path> path;        // nullopt: best_path() of the device's report
-    Factor factor = Factor::device;  // how much each pass shrinks its input
-    std::optional<Finish> finish;    // nullopt: auto, one launch where the device allows it
-    std::size_t work_group_size = 0; // 0: the device's best
-};
-bool operator==(const Recipe& a, const Recipe& b);
 
 /// What the two built kernels (reduce and reduce_and_finish) report on the device.
 struct KernelLimits {
