@@ -12,7 +12,7 @@
 // index -1 (no_index).
 //
 // Axes apart in memory (axis 0 and 2 of a 3-D array) are reduced one run of adjacent axes
-// after another, the innermost first (axis_steps() in segment_plan.hpp), through partials.
+// after another, the innermost first (axis_steps() in shape.hpp), through partials.
 //
 // Errors: Error (errors.hpp), as the Reducer's: Errc::invalid_argument for axes or ranges the
 // call cannot take, Errc::unsupported for argmin, argmax or a map along axes apart in memory
