@@ -2,7 +2,8 @@
 // docs/axes.md). Appended to reduce.cl's text, whose types and declared op functions it uses,
 // the scalar ones only (load, map, identity, op): every op and type, an accumulator that is a
 // struct included, reduces per segment with no code of its own here. A value's index, as map
-// sees it, is its position within its segment (NumPy's argmax(axis=) counts so).
+// sees it, is its position within its segment (NumPy's argmax(axis=) counts so), plus
+// `index_base` (the first row of a chunk of a longer axis, streamed from host memory).
 //
 //   reduce_segments   segments of consecutive values (rows, CSR offsets): a team of `width`
 //                     neighbouring work-items per segment (one work-item for narrow rows, the
@@ -18,21 +19,22 @@
 // conversion, as reduce.cl's are.
 
 // The values of one work-item's share, [from, to) with `step` between them, mapped and
-// reduced; index i of the share is at in[base + i * stride]. Four accumulators keep four
-// independent loads in flight.
+// reduced; index i of the share is at in[base + i * stride], and map sees it as
+// index_base + i (a chunk of a longer axis counts on from where the chunk begins). Four
+// accumulators keep four independent loads in flight.
 accum_t fold_share(global const input_t* in, ulong base, ulong stride, ulong from, ulong to,
-                   ulong step) {
+                   ulong step, ulong index_base) {
     accum_t a = identity();
     accum_t b = a, c = a, d = a;
     ulong i = from;
     for (; i + 3 * step < to; i += 4 * step) {
-        a = op(a, map(load(in, base + i * stride), i));
-        b = op(b, map(load(in, base + (i + step) * stride), i + step));
-        c = op(c, map(load(in, base + (i + 2 * step) * stride), i + 2 * step));
-        d = op(d, map(load(in, base + (i + 3 * step) * stride), i + 3 * step));
+        a = op(a, map(load(in, base + i * stride), index_base + i));
+        b = op(b, map(load(in, base + (i + step) * stride), index_base + i + step));
+        c = op(c, map(load(in, base + (i + 2 * step) * stride), index_base + i + 2 * step));
+        d = op(d, map(load(in, base + (i + 3 * step) * stride), index_base + i + 3 * step));
     }
     for (; i < to; i += step)
-        a = op(a, map(load(in, base + i * stride), i));
+        a = op(a, map(load(in, base + i * stride), index_base + i));
     return op(op(a, b), op(c, d));
 }
 
@@ -57,10 +59,10 @@ void group_tiles(ulong tiles, uint tiles_per_group, ulong* from, ulong* to) {
 // t / chunks and writes out[first_out + t]: a segment's chunks' partials lie side by side.
 // Tile k holds teams k * (work-group size / width) on. Divisions of 64-bit values are left to
 // split segments (chunks > 1): they cost a GPU tens of instructions each.
-kernel void reduce_segments(global const input_t* in, ulong first, global const ulong* offsets,
-                            ulong uniform, ulong segments, uint width, ulong chunks, ulong tiles,
-                            uint tiles_per_group, global accum_t* out, ulong first_out,
-                            local accum_t* scratch) {
+kernel void reduce_segments(global const input_t* in, ulong first, ulong index_base,
+                            global const ulong* offsets, ulong uniform, ulong segments, uint width,
+                            ulong chunks, ulong tiles, uint tiles_per_group, global accum_t* out,
+                            ulong first_out, local accum_t* scratch) {
     const uint lid = get_local_id(0);
     const uint lane = lid % width;
     const uint teams_per_tile = get_local_size(0) / width;
@@ -79,7 +81,7 @@ kernel void reduce_segments(global const input_t* in, ulong first, global const 
                 from = chunk_begin(length, chunks, chunk);
                 to = chunk_begin(length, chunks, chunk + 1);
             }
-            value = fold_share(in, first + begin, 1, from + lane, to, width);
+            value = fold_share(in, first + begin, 1, from + lane, to, width, index_base);
         }
         if (width > 1) { // the team's tree; every work-item reaches every barrier
             scratch[lid] = value;
@@ -103,9 +105,10 @@ kernel void reduce_segments(global const input_t* in, ulong first, global const 
 // column_tiles of block g / chunks / column_tiles. The partial of column k of block o, chunk c,
 // goes to out[first_out + (o * columns + k) * chunks + c]: a column's chunks side by side, as
 // rows for a second launch of reduce_segments.
-kernel void reduce_columns(global const input_t* in, ulong first, ulong rows, ulong columns,
-                           uint width, ulong chunks, ulong tiles, uint tiles_per_group,
-                           global accum_t* out, ulong first_out, local accum_t* scratch) {
+kernel void reduce_columns(global const input_t* in, ulong first, ulong index_base, ulong rows,
+                           ulong columns, uint width, ulong chunks, ulong tiles,
+                           uint tiles_per_group, global accum_t* out, ulong first_out,
+                           local accum_t* scratch) {
     const uint lid = get_local_id(0);
     const uint phases = get_local_size(0) / width; // rows read at a time
     const uint phase = lid / width;
@@ -124,8 +127,8 @@ kernel void reduce_columns(global const input_t* in, ulong first, ulong rows, ul
         }
         accum_t value = identity();
         if (phase < phases && column < columns) // a width that does not divide leaves some idle
-            value =
-                fold_share(in, first + block * rows * columns + column, columns, from, to, phases);
+            value = fold_share(in, first + block * rows * columns + column, columns, from, to,
+                               phases, index_base);
         if (phases > 1) { // the phases of one column meet in local memory
             scratch[lid] = value;
             barrier(CLK_LOCAL_MEM_FENCE);

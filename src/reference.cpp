@@ -301,22 +301,41 @@ std::vector<Reference> host_reduce_segments(Op op, const ValuesView& values,
     return references;
 }
 
+std::vector<Reference>
+axis_references(const ValuesView& values, const Shape& shape, const std::vector<int>& axes,
+                const std::function<Reference(const ValuesView& segment)>& reference_of) {
+    const auto offsets = axis_offsets(shape, axes);
+    std::vector<unsigned char> segment(offsets.reduced.size() * info(values.type).size);
+    std::vector<Reference> references;
+    for (std::size_t k = 0; k < offsets.results.size(); ++k) {
+        gather_result(values, offsets, k, segment.data());
+        references.push_back(reference_of(
+            ValuesView(values.type, segment.data(), offsets.reduced.size(), values.origin)));
+    }
+    return references;
+}
+
+void gather_result(const ValuesView& values, const AxisOffsets& offsets, std::size_t k,
+                   void* into) {
+    const auto size = info(values.type).size;
+    const auto* from = static_cast<const unsigned char*>(values.data) + offsets.results[k] * size;
+    for (std::size_t r = 0; r < offsets.reduced.size(); ++r)
+        std::memcpy(static_cast<unsigned char*>(into) + r * size, from + offsets.reduced[r] * size,
+                    size);
+}
+
+std::vector<Reference> host_reduce_axes(Op op, const ValuesView& values, const Shape& shape,
+                                        const std::vector<int>& axes,
+                                        std::optional<DataType> accumulate, HostMap map) {
+    return axis_references(values, shape, axes, [&](const ValuesView& segment) {
+        return segment_reference(op, segment, segment.length, accumulate, map);
+    });
+}
+
 std::vector<Reference> host_reduce_axes(Op op, const ValuesView& values, const AxisLayout& layout,
                                         std::optional<DataType> accumulate, HostMap map) {
-    const auto size = info(values.type).size;
-    const auto* bytes = static_cast<const unsigned char*>(values.data);
-    std::vector<unsigned char> column(layout.length * size);
-    std::vector<Reference> references;
-    for (std::uint64_t block = 0; block < layout.blocks; ++block)
-        for (std::uint64_t k = 0; k < layout.inner; ++k) {
-            // A result's values, gathered where they lie `inner` apart.
-            for (std::uint64_t r = 0; r < layout.length; ++r)
-                std::memcpy(&column[r * size],
-                            bytes + ((block * layout.length + r) * layout.inner + k) * size, size);
-            const ValuesView gathered(values.type, column.data(), layout.length, values.origin);
-            references.push_back(segment_reference(op, gathered, layout.length, accumulate, map));
-        }
-    return references;
+    const Shape shape{{layout.blocks, layout.length, layout.inner}, Order::c};
+    return host_reduce_axes(op, values, shape, {1}, accumulate, map);
 }
 
 } // namespace clreduce

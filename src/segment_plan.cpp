@@ -27,8 +27,9 @@ std::uint32_t largest_power_of_two_within(std::uint64_t bound) {
 }
 
 /// Axes counted from 0 in memory order (C order: the last axis is the fastest), sorted;
-/// refuses what NumPy refuses.
-std::vector<std::size_t> memory_axes(const Shape& shape, const std::vector<int>& axes) {
+/// refuses what NumPy refuses and, unless `apart` allows them, axes apart in memory.
+std::vector<std::size_t> memory_axes(const Shape& shape, const std::vector<int>& axes,
+                                     bool apart = false) {
     const auto rank = static_cast<long>(shape.extents.size());
     if (axes.empty())
         throw Error(Errc::invalid_argument, "no axis to reduce");
@@ -45,10 +46,18 @@ std::vector<std::size_t> memory_axes(const Shape& shape, const std::vector<int>&
     std::sort(sorted.begin(), sorted.end());
     if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
         throw Error(Errc::invalid_argument, "an axis is given twice (counted from each end)");
-    if (sorted.back() - sorted.front() + 1 != sorted.size())
+    if (!apart && sorted.back() - sorted.front() + 1 != sorted.size())
         throw Error(Errc::unsupported,
                     "the axes to reduce must be adjacent (reducing axes apart is not supported)");
     return sorted;
+}
+
+/// The extents of `shape` in memory order: C order's (the last axis is the fastest).
+std::vector<std::uint64_t> memory_extents(const Shape& shape) {
+    auto extents = shape.extents;
+    if (shape.order == Order::fortran)
+        std::reverse(extents.begin(), extents.end());
+    return extents;
 }
 
 /// Sets the pass's work-groups for its `tiles`: a launch of more than the device's
@@ -151,9 +160,7 @@ std::uint64_t Shape::values() const {
 
 AxisLayout axis_layout(const Shape& shape, const std::vector<int>& axes) {
     const auto sorted = memory_axes(shape, axes);
-    auto extents = shape.extents; // in memory order: C order's
-    if (shape.order == Order::fortran)
-        std::reverse(extents.begin(), extents.end());
+    const auto extents = memory_extents(shape);
     AxisLayout layout;
     layout.blocks = product(extents, 0, sorted.front());
     layout.length = product(extents, sorted.front(), sorted.back() + 1);
@@ -165,6 +172,51 @@ AxisLayout axis_layout(const Shape& shape, const std::vector<int>& axes) {
     if (shape.order == Order::fortran)
         std::reverse(layout.result.extents.begin(), layout.result.extents.end());
     return layout;
+}
+
+std::vector<AxisLayout> axis_steps(const Shape& shape, const std::vector<int>& axes) {
+    const auto sorted = memory_axes(shape, axes, true);
+    Shape left{memory_extents(shape), Order::c}; // what the steps so far leave, C order
+    std::vector<AxisLayout> steps;
+    // Runs of adjacent axes, the innermost first: its rows or columns are read from the input
+    // as they lie, and every later step reads the smaller array of partials it leaves.
+    for (auto end = sorted.size(); end > 0;) {
+        auto begin = end - 1;
+        while (begin > 0 && sorted[begin - 1] + 1 == sorted[begin])
+            --begin;
+        std::vector<int> run;
+        for (auto k = begin; k < end; ++k)
+            run.push_back(static_cast<int>(sorted[k]));
+        steps.push_back(axis_layout(left, run));
+        left = steps.back().result;
+        end = begin;
+    }
+    // The last step's result in the input's order, as axis_layout() gives it.
+    if (shape.order == Order::fortran) {
+        std::reverse(left.extents.begin(), left.extents.end());
+        steps.back().result = Shape{left.extents, Order::fortran};
+    }
+    return steps;
+}
+
+AxisOffsets axis_offsets(const Shape& shape, const std::vector<int>& axes) {
+    const auto sorted = memory_axes(shape, axes, true);
+    const auto extents = memory_extents(shape);
+    AxisOffsets offsets{{0}, {0}};
+    // Each axis, the outermost first, multiplies the offsets of its kind by its extent.
+    std::uint64_t stride = shape.values();
+    for (std::size_t axis = 0; axis < extents.size(); ++axis) {
+        stride = extents[axis] == 0 ? 0 : stride / extents[axis];
+        const bool reduced = std::binary_search(sorted.begin(), sorted.end(), axis);
+        auto& kind = reduced ? offsets.reduced : offsets.results;
+        std::vector<std::uint64_t> grown;
+        grown.reserve(kind.size() * extents[axis]);
+        for (const auto offset : kind)
+            for (std::uint64_t k = 0; k < extents[axis]; ++k)
+                grown.push_back(offset + k * stride);
+        kind = std::move(grown);
+    }
+    return offsets;
 }
 
 std::string name_of(SegmentKernel kernel) {

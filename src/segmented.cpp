@@ -72,9 +72,11 @@ SegmentedReducer::SegmentedReducer(const cl::Context& context, const cl::Device&
     partials_kernels_ =
         kernels_of(segmented_source(*policy_, policy_->accumulator, partials_user, Reads::partials),
                    policy_->partials_build_options);
-    device_shape_ = std::make_unique<SegmentDevice>(launch_shape(
-        *report_, *policy_, {values_kernels_.rows, values_kernels_.columns, partials_kernels_.rows},
-        device_, tuning));
+    device_shape_ = std::make_unique<SegmentDevice>(
+        launch_shape(*report_, *policy_,
+                     {values_kernels_.rows, values_kernels_.columns, partials_kernels_.rows,
+                      partials_kernels_.columns},
+                     device_, tuning));
 } catch (const cl::Error& error) {
     throw Error(error);
 }
@@ -113,22 +115,22 @@ void SegmentedReducer::require_holds(const cl::Buffer& buffer, std::uint64_t fir
 }
 
 void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const SegmentPass& pass,
-                                    bool partials, const cl::Buffer& in, std::uint64_t first,
-                                    const cl::Buffer* offsets, const cl::Buffer& out,
-                                    std::uint64_t first_out, const std::vector<cl::Event>& wait,
-                                    cl::Event& event) {
-    auto& kernels = partials ? partials_kernels_ : values_kernels_;
+                                    const Source& in, const cl::Buffer* offsets,
+                                    const cl::Buffer& out, std::uint64_t first_out,
+                                    const std::vector<cl::Event>& wait, cl::Event& event) {
+    auto& kernels = in.partials ? partials_kernels_ : values_kernels_;
     const auto scratch = cl::Local(pass.work_group_size * accumulator_size());
     const bool rows = pass.kernel == SegmentKernel::rows;
     cl::Kernel kernel = rows ? kernels.rows : kernels.columns;
-    // The shape each kernel reads, then the arguments both take: how the work is cut, where
-    // the results go. Uniform rows still pass a buffer where the offsets go; the kernel does
-    // not read it.
+    // Where both kernels read, the shape each reads, then the arguments both take: how the
+    // work is cut, where the results go. Uniform rows still pass a buffer where the offsets go;
+    // the kernel does not read it.
+    const cl_uint shape =
+        set_args(kernel, 0, in.buffer, cl_ulong{in.first}, cl_ulong{in.index_base});
     const cl_uint shared =
-        rows ? set_args(kernel, 0, in, cl_ulong{first}, offsets ? *offsets : out,
+        rows ? set_args(kernel, shape, offsets ? *offsets : out,
                         cl_ulong{offsets ? 0 : pass.length}, cl_ulong{pass.blocks})
-             : set_args(kernel, 0, in, cl_ulong{first}, cl_ulong{pass.length},
-                        cl_ulong{pass.columns});
+             : set_args(kernel, shape, cl_ulong{pass.length}, cl_ulong{pass.columns});
     set_args(kernel, shared, cl_uint{pass.width}, cl_ulong{pass.chunks}, cl_ulong{pass.tiles},
              cl_uint{pass.tiles_per_group}, out, cl_ulong{first_out}, scratch);
     queue.enqueueNDRangeKernel(
@@ -136,31 +138,79 @@ void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const Segment
         cl::NDRange(pass.work_group_size), wait.empty() ? nullptr : &wait, &event);
 }
 
-cl::Event SegmentedReducer::enqueue_reduce_axes(
-    const cl::CommandQueue& queue, const cl::Buffer& input, std::uint64_t first, const Shape& shape,
-    const std::vector<int>& axes, const cl::Buffer& result, std::uint64_t result_index,
-    const std::vector<cl::Event>& wait, std::vector<cl::Event>* events) try {
-    const auto layout = axis_layout(shape, axes);
-    require_holds(input, first, shape.values(), info(policy_->recipe.type).size, "input");
-    require_holds(result, result_index, layout.results(), accumulator_size(), "result");
+void SegmentedReducer::enqueue_step(const cl::CommandQueue& queue, const AxisLayout& layout,
+                                    const Source& in, const cl::Buffer& out,
+                                    std::uint64_t first_out, const std::vector<cl::Event>& wait,
+                                    std::vector<cl::Event>& launched) {
     const auto passes = plan(layout);
-    if (passes.empty()) { // no results: nothing to do but what the caller waits for
-        cl::Event marker;
-        queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &marker);
-        return marker;
-    }
-    if (passes.size() == 2 && partials_capacity_ < passes.front().outputs()) {
+    if (passes.empty()) // no results
+        return;
+    const bool split = passes.size() == 2;
+    if (split && partials_capacity_ < passes.front().outputs()) {
         partials_ =
             cl::Buffer(context_, CL_MEM_READ_WRITE, passes.front().outputs() * accumulator_size());
         partials_capacity_ = passes.front().outputs();
     }
-    std::vector<cl::Event> launched(passes.size());
-    const bool split = passes.size() == 2;
-    enqueue_pass(queue, passes.front(), false, input, first, nullptr, split ? partials_ : result,
-                 split ? 0 : result_index, wait, launched.front());
-    if (split)
-        enqueue_pass(queue, passes.back(), true, partials_, 0, nullptr, result, result_index, {},
+    launched.emplace_back();
+    enqueue_pass(queue, passes.front(), in, nullptr, split ? partials_ : out, split ? 0 : first_out,
+                 wait, launched.back());
+    if (split) {
+        launched.emplace_back();
+        enqueue_pass(queue, passes.back(), {partials_, 0, true, 0}, nullptr, out, first_out, {},
                      launched.back());
+    }
+}
+
+cl::Event SegmentedReducer::enqueue_reduce_axes(
+    const cl::CommandQueue& queue, const cl::Buffer& input, std::uint64_t first, const Shape& shape,
+    const std::vector<int>& axes, const cl::Buffer& result, std::uint64_t result_index,
+    const std::vector<cl::Event>& wait, std::vector<cl::Event>* events, std::uint64_t index_base) {
+    return enqueue_axes(queue, {input, first, false, index_base}, shape, axes, result, result_index,
+                        wait, events);
+}
+
+cl::Event SegmentedReducer::enqueue_combine_axes(const cl::CommandQueue& queue,
+                                                 const cl::Buffer& partials, std::uint64_t first,
+                                                 const Shape& shape, const std::vector<int>& axes,
+                                                 const cl::Buffer& result,
+                                                 std::uint64_t result_index,
+                                                 const std::vector<cl::Event>& wait,
+                                                 std::vector<cl::Event>* events) {
+    return enqueue_axes(queue, {partials, first, true, 0}, shape, axes, result, result_index, wait,
+                        events);
+}
+
+cl::Event SegmentedReducer::enqueue_axes(const cl::CommandQueue& queue, const Source& input,
+                                         const Shape& shape, const std::vector<int>& axes,
+                                         const cl::Buffer& result, std::uint64_t result_index,
+                                         const std::vector<cl::Event>& wait,
+                                         std::vector<cl::Event>* events) try {
+    const auto steps = axis_steps(shape, axes);
+    require_holds(input.buffer, input.first, shape.values(),
+                  input.partials ? accumulator_size() : info(policy_->recipe.type).size, "input");
+    require_holds(result, result_index, steps.back().results(), accumulator_size(), "result");
+    if (steps.size() > 1 && (info(policy_->recipe.op).indexed || !policy_->recipe.user.map.empty()))
+        throw Error(Errc::unsupported,
+                    "axes apart in memory are reduced one run of adjacent axes after another, "
+                    "and the index of argmin, argmax and a map's i counts along one run");
+    // Each step but the last leaves its results, accumulators, for the next to read.
+    std::vector<cl::Event> launched;
+    Source from = input;
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+        const bool last = k + 1 == steps.size();
+        const auto to =
+            last ? result
+                 : cl::Buffer(context_, CL_MEM_READ_WRITE,
+                              std::max<std::uint64_t>(1, steps[k].results()) * accumulator_size());
+        enqueue_step(queue, steps[k], from, to, last ? result_index : 0,
+                     launched.empty() ? wait : std::vector<cl::Event>{}, launched);
+        from = {to, 0, true, 0};
+    }
+    if (launched.empty()) { // no results: nothing to do but what the caller waits for
+        launched.emplace_back();
+        queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &launched.back());
+        return launched.back();
+    }
     if (events)
         *events = launched;
     return launched.back();
@@ -180,7 +230,7 @@ cl::Event SegmentedReducer::enqueue_reduce_segments(
     if (segments == 0)
         queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &event);
     else
-        enqueue_pass(queue, plan_csr(segments, count, *device_shape_), false, input, first,
+        enqueue_pass(queue, plan_csr(segments, count, *device_shape_), {input, first, false, 0},
                      &offsets, result, result_index, wait, event);
     if (launch)
         *launch = event;
@@ -226,12 +276,12 @@ SegmentedResult SegmentedReducer::reduce_axes(const cl::CommandQueue& queue,
                                               const cl::Buffer& input, std::uint64_t first,
                                               const Shape& shape,
                                               const std::vector<int>& axes) try {
-    auto layout = axis_layout(shape, axes);
+    auto last = axis_steps(shape, axes).back();
     const cl::Buffer results(context_, CL_MEM_READ_WRITE,
-                             std::max<std::uint64_t>(1, layout.results()) * accumulator_size());
+                             std::max<std::uint64_t>(1, last.results()) * accumulator_size());
     std::vector<cl::Event> events;
     enqueue_reduce_axes(queue, input, first, shape, axes, results, 0, {}, &events);
-    return read_results(queue, results, std::move(layout.result), events);
+    return read_results(queue, results, std::move(last.result), events);
 } catch (const cl::Error& error) {
     throw Error(error);
 }

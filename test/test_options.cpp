@@ -293,7 +293,7 @@ TEST_CASE("axes are a list of integers and shapes extents joined by x", "[option
         CHECK_THROWS_WITH(parse_shape(shape), Catch::Contains(problem));
     }
     CHECK_THAT(usage_error_of({"--shape", "3x4"}), Catch::Contains("--shape needs --axis"));
-    CHECK_THAT(usage_error_of({"--axis", "0", "--exact"}),
-               Catch::Contains("--axis and --exact cannot be used together"));
+    CHECK_THAT(usage_error_of({"--axis", "0", "--sweep"}),
+               Catch::Contains("--axis and --sweep cannot be used together"));
     CHECK(usage_error_of({"--axis", "0", "--shape", "3x4"}).empty());
 }

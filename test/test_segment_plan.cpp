@@ -50,6 +50,48 @@ TEST_CASE("axes out of range, repeated or apart are refused", "[segment_plan]") 
     CHECK(cause_of({0, 2}) == Errc::unsupported);
 }
 
+TEST_CASE("each result's values lie at its first value plus the reduced offsets",
+          "[segment_plan]") {
+    using Offsets = std::vector<std::uint64_t>;
+    const auto middle = axis_offsets(Shape{{2, 3, 4}}, {1});
+    CHECK(middle.results == Offsets{0, 1, 2, 3, 12, 13, 14, 15});
+    CHECK(middle.reduced == Offsets{0, 4, 8});
+    // Fortran order: axis 0 is the fastest; the results follow the memory's order.
+    const auto first = axis_offsets(Shape{{2, 3, 4}, Order::fortran}, {0});
+    CHECK(first.results == Offsets{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22});
+    CHECK(first.reduced == Offsets{0, 1});
+    const auto apart = axis_offsets(Shape{{2, 3, 4}}, {0, 2});
+    CHECK(apart.results == Offsets{0, 4, 8});
+    CHECK(apart.reduced == Offsets{0, 1, 2, 3, 12, 13, 14, 15});
+    CHECK(axis_offsets(Shape{{2, 0, 3}}, {1}).reduced.empty());
+}
+
+TEST_CASE("axes apart become steps, the innermost run of adjacent axes first", "[segment_plan]") {
+    using Extents = std::vector<std::uint64_t>;
+    const auto c = axis_steps(Shape{{2, 3, 4}}, {0, 2});
+    REQUIRE(c.size() == 2);
+    CHECK((c[0].blocks == 6 && c[0].length == 4 && c[0].inner == 1));
+    CHECK((c[1].blocks == 1 && c[1].length == 2 && c[1].inner == 3));
+    CHECK(c[1].result.extents == Extents{3});
+    // Fortran order: axis 0 is the innermost, reduced first as rows.
+    const auto fortran = axis_steps(Shape{{2, 3, 4}, Order::fortran}, {2, 0});
+    REQUIRE(fortran.size() == 2);
+    CHECK((fortran[0].blocks == 12 && fortran[0].length == 2 && fortran[0].inner == 1));
+    CHECK((fortran[1].blocks == 1 && fortran[1].length == 4 && fortran[1].inner == 3));
+    CHECK(fortran[1].result.extents == Extents{3});
+    CHECK(fortran[1].result.order == Order::fortran);
+    // A run of two adjacent axes is one step.
+    const auto runs = axis_steps(Shape{{2, 3, 4, 5}}, {0, 1, 3});
+    REQUIRE(runs.size() == 2);
+    CHECK((runs[0].blocks == 24 && runs[0].length == 5 && runs[0].inner == 1));
+    CHECK((runs[1].blocks == 1 && runs[1].length == 6 && runs[1].inner == 4));
+    // Adjacent axes: axis_layout()'s one step.
+    const auto adjacent = axis_steps(Shape{{2, 3, 4}}, {1, 2});
+    REQUIRE(adjacent.size() == 1);
+    CHECK((adjacent[0].blocks == 2 && adjacent[0].length == 12));
+    CHECK_THROWS(axis_steps(Shape{{2, 3, 4}}, {0, -3}));
+}
+
 TEST_CASE("shapes choose the kernel, the team and the split", "[segment_plan]") {
     const auto plan = [](std::uint64_t rows, std::uint64_t columns, int axis) {
         return plan_axis(axis_layout(Shape{{rows, columns}}, {axis}), gpu());

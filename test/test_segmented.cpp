@@ -44,12 +44,18 @@ void check_axes(SegmentedReducer& reducer, const DeviceUnderTest& target, const 
     // An empty array still takes a buffer: OpenCL has none of size 0.
     const auto input = shape.values() == 0 ? cl::Buffer(target.queue.context, CL_MEM_READ_ONLY, 8)
                                            : upload(target.queue, values);
-    const auto layout = axis_layout(shape, axes);
-    INFO(describe(reducer.plan(layout)));
+    const auto steps = axis_steps(shape, axes);
+    std::string plans;
+    std::size_t launches = 0;
+    for (const auto& step : steps) {
+        plans += describe(reducer.plan(step));
+        launches += reducer.plan(step).size();
+    }
+    INFO(plans);
     const auto result = reducer.reduce_axes(target.queue.queue, input, 0, shape, axes);
-    CHECK(result.shape.extents == layout.result.extents);
-    CHECK(result.pass_us.size() == reducer.plan(layout).size());
-    require_matches(result, host_reduce_axes(recipe.op, values, layout));
+    CHECK(result.shape.extents == steps.back().result.extents);
+    CHECK(result.pass_us.size() == launches);
+    require_matches(result, host_reduce_axes(recipe.op, values, shape, axes));
 }
 
 struct AxisCase {
@@ -92,6 +98,26 @@ std::vector<AxisCase> telling_axis_cases() {
     return cases;
 }
 
+/// Axes apart in memory, reduced one run after another: the middle axis kept, runs of two,
+/// Fortran order, an empty axis, rows then split columns, columns then rows.
+std::vector<AxisCase> apart_axis_cases() {
+    using Extents = std::vector<std::uint64_t>;
+    std::vector<AxisCase> cases;
+    const auto add = [&](Extents extents, std::vector<int> axes, Order order = Order::c) {
+        cases.push_back(AxisCase{Shape{std::move(extents), order}, std::move(axes)});
+    };
+    add({7, 13, 17}, {0, 2});
+    add({7, 13, 17}, {2, 0}, Order::fortran);
+    add({5, 3, 2, 7}, {1, 3});
+    add({5, 3, 2, 7}, {0, 1, 3});
+    add({5, 3, 2, 7}, {0, 2});
+    add({2, 0, 3}, {0, 2});
+    add({4099, 2, 3}, {0, 2});
+    add({61, 7, 4099}, {0, -1});
+    add({3, 1, 20011, 2}, {0, 2});
+    return cases;
+}
+
 /// Offsets of `lengths`, from 0.
 std::vector<std::uint64_t> offsets_of(const std::vector<std::uint64_t>& lengths) {
     std::vector<std::uint64_t> offsets{0};
@@ -110,7 +136,10 @@ TEST_CASE("an axis reduction matches the host per row and column in every shape 
         SECTION(combination.name()) {
             SegmentedReducer reducer(combination.target->queue.context,
                                      combination.target->queue.device, combination.recipe);
-            for (const auto& [shape, axes] : telling_axis_cases()) {
+            auto cases = telling_axis_cases();
+            for (auto& apart : apart_axis_cases())
+                cases.push_back(std::move(apart));
+            for (const auto& [shape, axes] : cases) {
                 INFO("shape of rank " << shape.extents.size() << ", " << shape.extents.front()
                                       << " first, axis " << axes.front() << ", order "
                                       << (shape.order == Order::c ? "C" : "Fortran"));
@@ -143,8 +172,140 @@ TEST_CASE("every op and type reduces along axes, in work-groups that loop over t
                      << axes.front());
                 check_axes(looping_reducer, *combination.target, combination.recipe, shape, axes);
             }
+            if (info(combination.recipe.op).indexed)
+                continue; // NumPy's argmin and argmax take one axis
+            for (const auto& [shape, axes] : apart_axis_cases()) {
+                INFO("axes apart: shape of rank " << shape.extents.size() << ", "
+                                                  << shape.extents.front() << " first");
+                check_axes(reducer, *combination.target, combination.recipe, shape, axes);
+            }
         }
     }
+}
+
+TEST_CASE("a user's op and map along axes: each result's values in index order, i along the axis",
+          "[segmented]") {
+    // np.sum(x * index along the axis) and np.max(x + index) per result, the index counted
+    // along the reduced axes (over two adjacent ones, in memory order).
+    struct UserCase {
+        Expressions user;
+        std::int64_t identity;
+        std::int64_t (*combine)(std::int64_t, std::int64_t);
+        std::int64_t (*map)(std::int64_t x, std::int64_t i);
+    };
+    const UserCase cases[] = {
+        {{"a + b", "0", "(accum_t)x * (accum_t)i"},
+         0,
+         [](std::int64_t a, std::int64_t b) { return a + b; },
+         [](std::int64_t x, std::int64_t i) { return x * i; }},
+        {{"max(a, b)", "LONG_MIN", "(accum_t)x + (accum_t)i"},
+         std::numeric_limits<std::int64_t>::min(),
+         [](std::int64_t a, std::int64_t b) { return std::max(a, b); },
+         [](std::int64_t x, std::int64_t i) { return x + i; }},
+    };
+    for (auto& target : devices_under_test())
+        for (const auto& user_case : cases) {
+            INFO("device '" << target.report.name << "', op " << user_case.user.reduce);
+            Recipe recipe;
+            recipe.type = DataType::int8; // products with i far from int64's limits
+            recipe.op = Op::custom;
+            recipe.user = user_case.user;
+            recipe.accumulate = DataType::int64;
+            SegmentedReducer reducer(target.queue.context, target.queue.device, recipe);
+            for (const auto& [shape, axes] : telling_axis_cases()) {
+                INFO("shape of rank " << shape.extents.size() << ", " << shape.extents.front()
+                                      << " first, axis " << axes.front());
+                const auto values = random_values(DataType::int8, Op::sum, shape.values(), 5);
+                const auto& x = std::get<std::vector<std::int8_t>>(values);
+                std::vector<Scalar> expected;
+                const auto offsets = axis_offsets(shape, axes);
+                for (const auto first : offsets.results) {
+                    auto result = user_case.identity;
+                    for (std::size_t r = 0; r < offsets.reduced.size(); ++r)
+                        result =
+                            user_case.combine(result, user_case.map(x[first + offsets.reduced[r]],
+                                                                    static_cast<std::int64_t>(r)));
+                    expected.push_back(result);
+                }
+                const auto input = shape.values() == 0
+                                       ? cl::Buffer(target.queue.context, CL_MEM_READ_ONLY, 8)
+                                       : upload(target.queue, values);
+                const auto result = reducer.reduce_axes(target.queue.queue, input, 0, shape, axes);
+                REQUIRE(result.values.size() == expected.size());
+                for (std::size_t k = 0; k < expected.size(); ++k)
+                    if (!same_value(result.values[k], expected[k]))
+                        FAIL("result " << k << " is " << to_string(result.values[k])
+                                       << ", expected " << to_string(expected[k]));
+            }
+        }
+}
+
+TEST_CASE("argmin, argmax and a map along axes apart are unsupported: their index counts along "
+          "one run",
+          "[segmented]") {
+    for (auto& target : devices_under_test()) {
+        Recipe argmax, mapped;
+        argmax.op = Op::argmax;
+        mapped.user.map = "x * x";
+        for (const auto& recipe : {argmax, mapped}) {
+            SegmentedReducer reducer(target.queue.context, target.queue.device, recipe);
+            const auto input = upload(target.queue, random_values(recipe.type, recipe.op, 24, 1));
+            try {
+                reducer.reduce_axes(target.queue.queue, input, 0, Shape{{2, 3, 4}}, {0, 2});
+                FAIL("accepted");
+            } catch (const Error& error) {
+                CHECK(error.cause() == Errc::unsupported);
+            }
+        }
+    }
+}
+
+TEST_CASE("a leading axis in chunks, their partial arrays combined, gives the whole axis's "
+          "results and indices",
+          "[segmented]") {
+    // Chunks of rows of a 1000 x 37 int8 matrix, full of ties, each reduced along axis 0 with
+    // its indices counted from its first row (index_base), then enqueue_combine_axes of the
+    // partial arrays: what --host-input streams. argmax's first index and a map over i must
+    // come out as the whole axis's.
+    Recipe argmax, mapped;
+    argmax.type = mapped.type = DataType::int8;
+    argmax.op = Op::argmax;
+    mapped.op = Op::custom;
+    mapped.user = {"a + b", "0", "(accum_t)x * (accum_t)i"};
+    mapped.accumulate = DataType::int64;
+    constexpr std::uint64_t rows = 1000, inner = 37;
+    for (auto& target : devices_under_test())
+        for (const auto& recipe : {argmax, mapped}) {
+            INFO("device '" << target.report.name << "', " << name_of(recipe.op));
+            const auto& queue = target.queue;
+            SegmentedReducer reducer(queue.context, queue.device, recipe);
+            const auto values = random_values(recipe.type, Op::sum, rows * inner, 9);
+            const auto whole = upload(queue, values);
+            const auto expected = reducer.reduce_axes(queue.queue, whole, 0, {{rows, inner}}, {0});
+            for (const std::uint64_t chunk_rows : {1, 7, 333, 1000}) {
+                INFO(chunk_rows << " rows a chunk");
+                const auto chunks = (rows + chunk_rows - 1) / chunk_rows;
+                const cl::Buffer partials(queue.context, CL_MEM_READ_WRITE,
+                                          chunks * inner * reducer.accumulator_size());
+                for (std::uint64_t k = 0; k < chunks; ++k)
+                    reducer.enqueue_reduce_axes(
+                        queue.queue, whole, k * chunk_rows * inner,
+                        {{std::min(chunk_rows, rows - k * chunk_rows), inner}}, {0}, partials,
+                        k * inner, {}, nullptr, k * chunk_rows);
+                const cl::Buffer results(queue.context, CL_MEM_READ_WRITE,
+                                         inner * reducer.accumulator_size());
+                reducer.enqueue_combine_axes(queue.queue, partials, 0, {{chunks, inner}}, {0},
+                                             results, 0);
+                std::vector<unsigned char> bytes(inner * reducer.accumulator_size());
+                queue.queue.enqueueReadBuffer(results, CL_TRUE, 0, bytes.size(), bytes.data());
+                SegmentedResult combined;
+                reducer.append_results(combined, bytes.data(), inner);
+                REQUIRE(combined.values.size() == expected.values.size());
+                for (std::size_t k = 0; k < inner; ++k)
+                    CHECK(same_value(combined.values[k], expected.values[k]));
+                CHECK(combined.indices == expected.indices);
+            }
+        }
 }
 
 TEST_CASE("CSR segments: empty, tiny, huge, one, none", "[segmented]") {

@@ -11,8 +11,12 @@
 // along the reduced axis. An empty segment gives the op's identity; for argmin and argmax the
 // index -1 (no_index).
 //
+// Axes apart in memory (axis 0 and 2 of a 3-D array) are reduced one run of adjacent axes
+// after another, the innermost first (axis_steps() in shape.hpp), through partials.
+//
 // Errors: Error (errors.hpp), as the Reducer's: Errc::invalid_argument for axes or ranges the
-// call cannot take, Errc::unsupported for axes that are not adjacent in memory.
+// call cannot take, Errc::unsupported for argmin, argmax or a map along axes apart in memory
+// (their index counts along one run of adjacent axes).
 // Threads: one queue at a time, like a Reducer; its temporaries are its own.
 
 #include "clreduce/kinds.hpp"
@@ -73,15 +77,28 @@ public:
 
     /// Enqueues the reduction of the array `shape` (of the recipe's type, from value `first`
     /// of `input` on) along `axes` (negative: from the end), after `wait`, writing
-    /// axis_layout(shape, axes).results() accumulators to `result` from `result_index` on, in
+    /// axis_steps(shape, axes).back().results() accumulators to `result` from `result_index` on, in
     /// the input's order. Returns the last launch's event; `events`, if given, gets every
-    /// launch's.
-    cl::Event enqueue_reduce_axes(const cl::CommandQueue& queue, const cl::Buffer& input,
-                                  std::uint64_t first, const Shape& shape,
-                                  const std::vector<int>& axes, const cl::Buffer& result,
-                                  std::uint64_t result_index,
-                                  const std::vector<cl::Event>& wait = {},
-                                  std::vector<cl::Event>* events = nullptr);
+    /// launch's. A value's index (a map's i, argmin's and argmax's) counts from `index_base`
+    /// along the reduced axes: a part of a longer axis gives where it begins.
+    cl::Event
+    enqueue_reduce_axes(const cl::CommandQueue& queue, const cl::Buffer& input, std::uint64_t first,
+                        const Shape& shape, const std::vector<int>& axes, const cl::Buffer& result,
+                        std::uint64_t result_index, const std::vector<cl::Event>& wait = {},
+                        std::vector<cl::Event>* events = nullptr, std::uint64_t index_base = 0);
+
+    /// Enqueues the reduction of an array of accumulators (`partials`, as the enqueued calls
+    /// write them, accumulator_size() bytes each, from number `first` on) of `shape` along
+    /// `axes`, writing accumulators as enqueue_reduce_axes does: partial arrays combined, e.g.
+    /// those of the chunks of a long leading axis, reduced one after another with
+    /// `index_base` the index of each chunk's first row (argmin's and argmax's indices then
+    /// count along the whole axis).
+    cl::Event enqueue_combine_axes(const cl::CommandQueue& queue, const cl::Buffer& partials,
+                                   std::uint64_t first, const Shape& shape,
+                                   const std::vector<int>& axes, const cl::Buffer& result,
+                                   std::uint64_t result_index,
+                                   const std::vector<cl::Event>& wait = {},
+                                   std::vector<cl::Event>* events = nullptr);
 
     /// Blocking: the same, the results read back.
     SegmentedResult reduce_axes(const cl::CommandQueue& queue, const cl::Buffer& input,
@@ -109,9 +126,25 @@ public:
     void append_results(SegmentedResult& into, const void* bytes, std::uint64_t count) const;
 
 private:
-    void enqueue_pass(const cl::CommandQueue& queue, const SegmentPass& pass, bool partials,
-                      const cl::Buffer& in, std::uint64_t first, const cl::Buffer* offsets,
+    /// What a launch reads: values of the recipe's type, or accumulators (`partials`), from
+    /// number `first` of `buffer` on, their indices counted from `index_base`.
+    struct Source {
+        cl::Buffer buffer;
+        std::uint64_t first = 0;
+        bool partials = false;
+        std::uint64_t index_base = 0;
+    };
+    cl::Event enqueue_axes(const cl::CommandQueue& queue, const Source& input, const Shape& shape,
+                           const std::vector<int>& axes, const cl::Buffer& result,
+                           std::uint64_t result_index, const std::vector<cl::Event>& wait,
+                           std::vector<cl::Event>* events);
+    /// Enqueues the launches of one step (axis_steps()), after `wait`, reading `in`, and
+    /// appends their events to `launched`.
+    void enqueue_step(const cl::CommandQueue& queue, const AxisLayout& layout, const Source& in,
                       const cl::Buffer& out, std::uint64_t first_out,
+                      const std::vector<cl::Event>& wait, std::vector<cl::Event>& launched);
+    void enqueue_pass(const cl::CommandQueue& queue, const SegmentPass& pass, const Source& in,
+                      const cl::Buffer* offsets, const cl::Buffer& out, std::uint64_t first_out,
                       const std::vector<cl::Event>& wait, cl::Event& event);
     void require_holds(const cl::Buffer& buffer, std::uint64_t first, std::uint64_t count,
                        std::size_t size, const char* what) const;

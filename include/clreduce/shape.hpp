@@ -36,4 +36,19 @@ struct AxisLayout {
 /// Error(Errc::unsupported) for axes that are not adjacent in memory.
 AxisLayout axis_layout(const Shape& shape, const std::vector<int>& axes);
 
+/// A reduction along axes adjacent in memory or apart, as steps one after another: each
+/// reduces adjacent axes (axis_layout()) of what the step before left, the innermost first;
+/// axes that are all adjacent are one step. The last step's result is the whole reduction's,
+/// in the input's order. Throws as axis_layout() does, but not for axes apart.
+std::vector<AxisLayout> axis_steps(const Shape& shape, const std::vector<int>& axes);
+
+/// Where the values of a reduction along `axes` (adjacent or apart) lie, counted in values
+/// from the array's first: result k's values are at results[k] + reduced[r], r = 0, 1, ...
+/// in memory order (r is the index a map's i and the arg ops count over adjacent axes).
+struct AxisOffsets {
+    std::vector<std::uint64_t> results; // each result's first value, in the results' order
+    std::vector<std::uint64_t> reduced; // each reduced value's offset from its result's first
+};
+AxisOffsets axis_offsets(const Shape& shape, const std::vector<int>& axes);
+
 } // namespace clreduce

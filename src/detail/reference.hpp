@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -222,6 +223,25 @@ std::vector<Reference> host_reduce_segments(Op op, const ValuesView& values,
 std::vector<Reference> host_reduce_axes(Op op, const ValuesView& values, const AxisLayout& layout,
                                         std::optional<DataType> accumulate = {},
                                         HostMap map = HostMap::none);
+
+/// The same for `shape` reduced along `axes`, adjacent in memory or apart (NumPy's reduce
+/// along several axes): each result over all of its values at once, whatever order the
+/// device composes the axes in.
+std::vector<Reference> host_reduce_axes(Op op, const ValuesView& values, const Shape& shape,
+                                        const std::vector<int>& axes,
+                                        std::optional<DataType> accumulate = {},
+                                        HostMap map = HostMap::none);
+
+/// reference_of(segment) for each result of `shape` (of `values`) reduced along `axes`, in the
+/// results' order: `segment` holds the result's values gathered in memory order
+/// (axis_offsets()), valid during the call.
+std::vector<Reference>
+axis_references(const ValuesView& values, const Shape& shape, const std::vector<int>& axes,
+                const std::function<Reference(const ValuesView& segment)>& reference_of);
+
+/// Copies result k's values (`offsets`: axis_offsets() of `values`' shape) to `into`, side by
+/// side in memory order: offsets.reduced.size() values of `values`' type.
+void gather_result(const ValuesView& values, const AxisOffsets& offsets, std::size_t k, void* into);
 
 /// How host_reduce computes `op` of `type` here, e.g. "std::reduce(par_unseq), TBB backend".
 std::string host_reduce_method(Op op, DataType type, std::optional<DataType> accumulate = {},

@@ -56,6 +56,8 @@ void refuse_options_it_lacks(const Options& options) {
         refuse("--sweep");
     if (options.host_input)
         refuse("--host-input");
+    if (options.exact && !options.axes.empty())
+        refuse("--exact with --axis");
     if (options.max_buffer != 0)
         refuse("--max-buffer");
     if (!options.check) // rank 0's check of the combination rests on every slice's reference

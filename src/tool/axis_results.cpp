@@ -1,5 +1,6 @@
 #include "tool/axis_results.hpp"
 
+#include "clreduce/exact.hpp"
 #include "detail/measure.hpp"
 #include "tool/failure.hpp"
 #include "tool/file_input.hpp"
@@ -15,6 +16,8 @@ namespace {
 /// `length` values would: exactly, or within the bound of a floating-point sum or product.
 bool matches(const Options& options, const Reference& reference, const Scalar& value,
              std::uint64_t length, Origin origin) {
+    if (options.exact) // the exact sum rounded once: the same bits, the sign of a zero too
+        return same_bits(value, reference.value);
     if (same_value(value, reference.value))
         return true;
     const auto accumulator = accumulator_of(options);
@@ -27,11 +30,13 @@ bool matches(const Options& options, const Reference& reference, const Scalar& v
         return std::visit([](auto v) { return static_cast<double>(v); }, x);
     };
     const double expected = as_double(reference.value);
+    // A product's roundings, and those of the same definitions in index order (a user's op or
+    // map), are relative to the result; each reference rounds once per value, as the device does.
+    const bool relative =
+        info(options.op).rounding == Rounding::multiplicative || reference.in_order;
     const double tolerance =
-        info(options.op).rounding == Rounding::multiplicative
-            ? 2.0 * static_cast<double>(length) * info(accumulator).unit_roundoff *
-                  std::abs(expected)
-            : sum_tolerance(accumulator, length, reference.magnitude, expected);
+        relative ? sum_tolerance(accumulator, 2 * length, std::abs(expected), expected)
+                 : sum_tolerance(accumulator, length, reference.magnitude, expected);
     return std::abs(as_double(value) - expected) <= tolerance;
 }
 
@@ -60,9 +65,14 @@ Shape array_shape(const Options& options, const std::optional<Shape>& file_shape
                  Order::c};
 }
 
-AxisLayout layout_of(const Shape& shape, const Options& options, bool from_file) {
+namespace {
+
+/// layout(), with its errors as the tool's: an axis the array does not have is the file's
+/// problem (`from_file`) or the command line's; axes apart are unsupported.
+template <typename Layout>
+auto refusing_axes(bool from_file, Layout layout) {
     try {
-        return axis_layout(shape, options.axes);
+        return layout();
     } catch (const Error& error) {
         if (error.cause() == Errc::unsupported)
             throw Failure(ExitCode::unsupported, std::string("--axis: ") + error.what());
@@ -70,6 +80,16 @@ AxisLayout layout_of(const Shape& shape, const Options& options, bool from_file)
                       std::string("--axis: ") + error.what() +
                           (from_file ? " (the --input file's shape)" : ""));
     }
+}
+
+} // namespace
+
+AxisLayout layout_of(const Shape& shape, const Options& options, bool from_file) {
+    return refusing_axes(from_file, [&] { return axis_layout(shape, options.axes); });
+}
+
+std::vector<AxisLayout> steps_of(const Shape& shape, const Options& options, bool from_file) {
+    return refusing_axes(from_file, [&] { return axis_steps(shape, options.axes); });
 }
 
 void refuse_wrong(const Options& options, const SegmentedResult& result,

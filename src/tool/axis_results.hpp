@@ -22,6 +22,9 @@ Shape array_shape(const Options& options, const std::optional<Shape>& file_shape
 /// apart are unsupported (exit 4).
 AxisLayout layout_of(const Shape& shape, const Options& options, bool from_file);
 
+/// The same as steps one after another (axis_steps()): axes apart in memory too.
+std::vector<AxisLayout> steps_of(const Shape& shape, const Options& options, bool from_file);
+
 /// Throws Failure(ExitCode::wrong_result) naming the first result that misses its reference
 /// (of `length` values each): its value, exactly or within the bound of a floating-point sum
 /// or product, or argmin's and argmax's index.

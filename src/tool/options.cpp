@@ -211,8 +211,9 @@ constexpr const char* combination_rule =
     "--allow-unreported an explicit --strategy, a raw --input file --data-type; --exact has "
     "its own kernel, so not with --strategy, --finish, --factor, --sweep, --map, --reduce or "
     "--accumulate. "
-    "--axis reduces along axes with its values on the devices, so not with --sweep, "
-    "--host-input, --max-buffer, --exact, --reduce or --kernels, and -o argmin and argmax take "
+    "--axis reduces along axes with its values on the devices or streamed to them "
+    "(--host-input), so not with --sweep, --max-buffer or --kernels, and -o argmin and "
+    "argmax take "
     "one axis; --shape and --output need --axis, "
     "and --shape replaces -l. "
     "--name=value is read as --name value.";
@@ -284,8 +285,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
         "", "shape", cmd);
     TCLAP::ValueArg<std::string> axis(
         "", "axis",
-        "Reduce along these axes (NumPy's axis=; -1 the last; 0,1 several adjacent ones): the "
-        "result is an array of the other axes",
+        "Reduce along these axes (NumPy's axis=; -1 the last; 0,2 several): the result is an "
+        "array of the other axes",
         false, "", "axes", cmd);
     TCLAP::ValueArg<std::string> kernel_dir(
         "", "kernels", "Read reduce.cl from this folder instead of the copy built in", false, "",
@@ -445,13 +446,10 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
                       {&exact, &accumulate},
                       {&shape, &length},
                       {&shape, &input},
-                      // What reduces along axes: its values on the devices, the
-                      // built-in ops checked on the host (docs/axes.md).
+                      // What reduces along axes: its values on the devices, with
+                      // the segmented kernels (docs/axes.md).
                       {&axis, &sweep},
-                      {&axis, &host_input},
                       {&axis, &max_buffer},
-                      {&axis, &exact},
-                      {&axis, &reduce},
                       {&axis, &kernel_dir}});
     for (const auto* needs_axis : {&shape, &output})
         if (needs_axis->isSet() && !axis.isSet())

@@ -47,6 +47,9 @@ ExitCode run_split(const std::vector<SelectedDevice>& devices, const Options& op
                    const std::optional<ValuesView>& file, const std::string& kernel_text,
                    std::ostream& out);
 
+/// Throws Failure(ExitCode::usage) unless options ask for an --exact float sum.
+void refuse_inexact_op(const Options& options);
+
 /// --exact: the exact sum of the first options.length values of `file` (--input), or as many
 /// random values without one, on `devices` (split in equal shares across several), in
 /// device buffers or streamed (--host-input), checked for identical bits against the host's
@@ -56,9 +59,10 @@ ExitCode run_exact(const std::vector<SelectedDevice>& devices, const Options& op
 
 /// --axis: reduces `file`'s values (of `file_shape`, its .npy shape) or random ones of
 /// --shape (else one axis of --length) along options.axes, the blocks of the array (what
-/// lies before the reduced axes) split among `devices`, checks every result against the
-/// host's (unless --no-check), writes them to --output and prints them (exit 9 for an axis
-/// the file has not, 2 for one --shape has not).
+/// lies before the reduced axes) split among `devices` (uploaded whole or, --host-input,
+/// streamed in chunks of blocks; --exact: each result's exact sum), checks every result
+/// against the host's (unless --no-check), writes them to --output and prints them (exit 9
+/// for an axis the file has not, 2 for one --shape has not, 4 for what docs/axes.md lists).
 ExitCode run_axes(const std::vector<SelectedDevice>& devices, const Options& options,
                   const std::optional<ValuesView>& file, const std::optional<Shape>& file_shape,
                   std::ostream& out);

@@ -111,13 +111,6 @@ ExactRun run_once(std::vector<ExactShare>& shares, DataType type, std::uint64_t 
     return run;
 }
 
-void refuse_inexact_op(const Options& options) {
-    if (options.op != Op::sum || !exact_sums(options.type))
-        throw Failure(ExitCode::usage,
-                      "--exact sums float, double, float16 or bfloat16 values (--op sum), not " +
-                          name_of(options.op) + " of " + name_of(options.type));
-}
-
 /// The exact kernel's text: exact_sum.cl from --kernels, or the copy built in.
 std::string exact_kernel_text(const Options& options) {
     if (options.kernel_dir.empty())
@@ -224,6 +217,13 @@ void print_exact(std::ostream& out, const ExactOutcome& outcome,
 }
 
 } // namespace
+
+void refuse_inexact_op(const Options& options) {
+    if (options.op != Op::sum || !exact_sums(options.type))
+        throw Failure(ExitCode::usage,
+                      "--exact sums float, double, float16 or bfloat16 values (--op sum), not " +
+                          name_of(options.op) + " of " + name_of(options.type));
+}
 
 ExitCode run_exact(const std::vector<SelectedDevice>& devices, const Options& options,
                    const std::optional<ValuesView>& file, std::ostream& out) {

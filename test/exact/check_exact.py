@@ -8,7 +8,10 @@ computes their exact sum with fractions.Fraction rounded once to nearest even in
 type (float for the 16-bit types, as their plain sums), and runs `clreduce --exact --input
 file -q` in every layout: work-group sizes, buffers (--max-buffer), host-input chunks
 (--chunk), and a split across two devices where POCL_DEVICES="pthread pthread" gives them.
-Every run must print the oracle's bits. With --mutants DIR, each folder in DIR holds a
+Every run must print the oracle's bits. Along an axis (--axis --exact), the inputs up to
+50001 values are the rows of one .npy array, padded with zeros: each row's sum, and each
+column's of the same bytes read as a Fortran-order array, must be the oracle's bits in the
+--output file. With --mutants DIR, each folder in DIR holds a
 broken exact_sum.cl that must make clreduce exit 1 on each float and double input with
 cancellation.
 
@@ -164,6 +167,58 @@ def check(clreduce, work_dir):
     return failures
 
 
+NPY_DESCR = {"float": "<f4", "double": "<f8", "float16": "<f2", "bfloat16": None}
+
+
+def write_npy(path, descr, shape, fortran, data):
+    """A .npy file (version 1.0) of `data`'s bytes with that dtype, shape and order."""
+    header = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (
+        descr, fortran, "(%s)" % "".join("%d, " % extent for extent in shape))
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    with open(path, "wb") as file:
+        file.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        file.write(data)
+
+
+def read_npy_bytes(path):
+    with open(path, "rb") as file:
+        content = file.read()
+    return content[10 + struct.unpack("<H", content[8:10])[0]:]
+
+
+def check_axes(clreduce, work_dir):
+    """--axis --exact: the rows of a C-order array, and the columns of its bytes read in
+    Fortran order, each the oracle's bits (bfloat16 has no .npy dtype: a raw file is one
+    axis)."""
+    failures = 0
+    for type_name, descr in NPY_DESCR.items():
+        if descr is None:
+            continue
+        rows = [(name, values) for name, values in cases(type_name) if len(values) <= 50001]
+        width = max(len(values) for _, values in rows)
+        data = b"".join(to_bytes(values + [0.0] * (width - len(values)), type_name)
+                        for _, values in rows)
+        result_code = FORMATS[RESULT[type_name]][0]
+        for fortran, shape, axis in ((False, (len(rows), width), "1"),
+                                     (True, (width, len(rows)), "0")):
+            path = os.path.join(work_dir, "%s-axis-%s.npy" % (type_name, axis))
+            output = os.path.join(work_dir, "%s-axis-%s-sums.npy" % (type_name, axis))
+            write_npy(path, descr, shape, fortran, data)
+            result = run(clreduce, ["--exact", "--input", path, "--axis", axis, "--output",
+                                    output, "-t", "cpu", "-q"])
+            sums = (struct.unpack("<%d%s" % (len(rows), result_code), read_npy_bytes(output))
+                    if result.returncode == 0 else [None] * len(rows))
+            for (name, values), got in zip(rows, sums):
+                expected = bits(exact_sum(values, type_name), type_name)
+                if got is None or bits(got, type_name) != expected:
+                    failures += 1
+                    print("FAIL %s %s along axis %s: exit %d, %r, the oracle's bits %s\n%s"
+                          % (type_name, name, axis, result.returncode, got, expected,
+                             result.stderr))
+            print("ok %s: %d rows along axis %s" % (type_name, len(rows), axis))
+    return failures
+
+
 def check_mutants(clreduce, work_dir, mutant_dir):
     """Every mutant must fail (exit 1) on each input with cancellation, in one work-group
     size or another: a lost row shows only where that row is not zero, and a lost value
@@ -188,7 +243,7 @@ def check_mutants(clreduce, work_dir, mutant_dir):
 def main():
     clreduce, work_dir = sys.argv[1], sys.argv[2]
     os.makedirs(work_dir, exist_ok=True)
-    failures = check(clreduce, work_dir)
+    failures = check(clreduce, work_dir) + check_axes(clreduce, work_dir)
     if len(sys.argv) > 4 and sys.argv[3] == "--mutants":
         failures += check_mutants(clreduce, work_dir, sys.argv[4])
     print("%d failures" % failures)

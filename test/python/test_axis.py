@@ -11,12 +11,13 @@ DTYPES = [np.dtype(name) for name in
           ("int8", "int32", "int64", "uint16", "float16", "float32", "float64", "bool")]
 ARG_OPS = ("argmin", "argmax")
 # (shape, axis, order): a matrix along each axis, a 3-D array's middle axis and two adjacent
-# axes, Fortran order, one row and one column, a strided view (copied first).
+# axes, Fortran order, one row and one column, a strided view (copied first), axes apart.
 CASES = [
     ((7, 13), 0, "C"), ((7, 13), 1, "C"), ((7, 13), -1, "C"), ((3, 5, 4), 1, "C"),
     ((3, 5, 4), (0, 1), "C"), ((3, 5, 4), (1, 2), "C"), ((6, 5), 0, "F"), ((3, 5, 4), 1, "F"),
     ((3, 5, 4), (1, 2), "F"), ((1, 9), 0, "C"), ((1, 9), 1, "C"), ((9, 1), 0, "C"),
-    ((9, 1), 1, "C"), ((6, 10), 1, "strided"),
+    ((9, 1), 1, "C"), ((6, 10), 1, "strided"), ((3, 5, 4), (0, 2), "C"),
+    ((3, 5, 4), (0, 2), "F"), ((2, 3, 4, 5), (0, 2, 3), "C"), ((2, 3, 4, 5), (1, 3), "F"),
 ]
 
 
@@ -115,9 +116,26 @@ def test_argmin_takes_one_axis_as_numpys(device):
         clreduce.argmin(np.ones((3, 4), np.int32), axis=(0,), device=device)
 
 
-def test_axes_apart_in_memory_are_the_engines_error(device):
-    with pytest.raises(clreduce.Error, match="adjacent") as raised:
-        clreduce.sum(np.ones((2, 3, 4), np.int32), axis=(0, 2), device=device)
+def test_an_op_of_your_own_along_axes_apart(device):
+    values = values_of(np.int32, (4, 5, 6), "F", "sum")
+    assert_equal_to_numpy(clreduce.reduce(values, axis=(0, 2), device=device),
+                          np.sum(values, axis=(0, 2), dtype=np.int32))  # int32 accumulates
+
+
+def test_a_float_sum_along_axes_apart_is_within_the_bound_of_any_order(device):
+    # Values clreduce did not draw: each result within n u sum|x| of the exact sum, the bound
+    # of summing its n values in any order, composed axes too.
+    values = np.random.default_rng(3).standard_normal((40, 30, 50)).astype(np.float32)
+    got = clreduce.sum(values, axis=(0, 2), device=device)
+    exact = np.sum(values.astype(np.float64), axis=(0, 2))
+    bound = 40 * 50 * np.finfo(np.float32).eps / 2 * np.sum(np.abs(values), axis=(0, 2))
+    assert got.dtype == np.float32
+    assert np.all(np.abs(got - exact) <= bound)
+
+
+def test_a_map_along_axes_apart_is_the_engines_error(device):
+    with pytest.raises(clreduce.Error, match="one run") as raised:
+        clreduce.sum(np.ones((2, 3, 4), np.int32), axis=(0, 2), map="x * x", device=device)
     assert raised.value.cause == "unsupported"
 
 

@@ -55,8 +55,8 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, *, exact=False, map=
 
     `a`: a NumPy array (or anything np.asarray takes), copied to `device`; or a
     pyopencl.array.Array, reduced on `queue` (default: its own) where it is. `axis`: None (the
-    whole array: a NumPy scalar), an int or a tuple of axes adjacent in memory (a NumPy array
-    of the remaining axes; `keepdims`: with the reduced ones of length 1). `out`: a
+    whole array: a NumPy scalar), an int or a tuple of axes (apart in memory too, but not with
+    a map; a NumPy array of the remaining axes; `keepdims`: with the reduced ones of length 1). `out`: a
     pyopencl.array.Array whose first value receives the sum (with axis: of the result's
     shape), enqueued, for PyOpenCL input; then `out` is returned. `device`: None (the device
     `clreduce` takes without -p, -d, -t), a clreduce.Device, a pyopencl.Device or a triplet

@@ -139,7 +139,7 @@ class Reducer:
     the compiled programs of every context for the process, so a Reducer for something already
     built costs no compile. A Reducer may be shared by threads; each call has it to itself.
 
-    `axis` (a call's): NumPy's, an int or a tuple of axes adjacent in memory; the reduction
+    `axis` (a call's): NumPy's, an int or a tuple of axes (apart: not with a map); the reduction
     along them is the engine's SegmentedReducer, built on the first such call and kept, as the
     whole-array engine is.
 
@@ -193,7 +193,7 @@ class Reducer:
 
     def __call__(self, a, out=None, queue=None, *, axis=None, keepdims=False):
         """The reduction of `a`'s values along `axis` (NumPy's: None, an int or a tuple of
-        adjacent axes): a NumPy scalar of `result_dtype` for the whole array, else a NumPy
+        axes): a NumPy scalar of `result_dtype` for the whole array, else a NumPy
         array of the remaining axes (`keepdims`: with the reduced ones of length 1).
 
         With a pyopencl.array.Array `a`, `queue` (default: `a.queue`) runs it, and with `out`
