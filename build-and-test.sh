@@ -23,6 +23,10 @@ test/python/build-and-test.sh
 # to walk host code that the shorter tests already walk.
 sweeps='reduces along axes, in work-groups that loop over tiles|back-to-back runs all validate'
 sweeps+='|a randomised sweep of lengths|exact: every layout gives|of 67108865'
+# LeakSanitizer's tracking of dynamic TLS misreads one of PoCL's blocks as an older glibc's
+# layout and crashes scanning it at exit, after every assertion has passed (google/sanitizers
+# issue 1322); leaks are still checked everywhere else.
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DCLREDUCE_SANITIZE=ON
 cmake --build build-sanitize -j "$jobs"
-ctest --test-dir build-sanitize --output-on-failure -j "$jobs" -LE oclgrind -E "$sweeps"
+ASAN_OPTIONS=intercept_tls_get_addr=0 \
+  ctest --test-dir build-sanitize --output-on-failure -j "$jobs" -LE oclgrind -E "$sweeps"
