@@ -23,7 +23,7 @@ test/python/build-and-test.sh
 # to walk host code that the shorter tests already walk.
 sweeps='reduces along axes, in work-groups that loop over tiles|back-to-back runs all validate'
 sweeps+='|a randomised sweep of lengths|exact: every layout gives|of 67108865'
-# LeakSanitizer's tracking of dynamic TLS misreads one of PoCL's blocks as an older glibc's
+# LeakSanitizer's tracking of dynamic TLS misreads a loaded library's block as an older glibc's
 # layout and crashes scanning it at exit, after every assertion has passed (google/sanitizers
 # issue 1322); leaks are still checked everywhere else.
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DCLREDUCE_SANITIZE=ON
