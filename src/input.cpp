@@ -18,7 +18,8 @@ std::uint64_t buffer_values(const DeviceReport& report, DataType type, std::uint
 }
 
 DeviceInput::DeviceInput(const cl::Context& context, const cl::CommandQueue& queue,
-                         const ValuesView& values, std::uint64_t per_buffer) try {
+                         const ValuesView& values, std::uint64_t per_buffer,
+                         std::uint64_t start) try {
     const auto size = info(values.type).size;
     const auto length = values.length;
     const auto* bytes = static_cast<const unsigned char*>(values.data);
@@ -26,7 +27,7 @@ DeviceInput::DeviceInput(const cl::Context& context, const cl::CommandQueue& que
         const auto count = std::min(per_buffer, length - first);
         cl::Buffer buffer(context, CL_MEM_READ_ONLY, count * size);
         queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, count * size, bytes + first * size);
-        pieces_.push_back({buffer, count, 0, first});
+        pieces_.push_back({buffer, count, 0, start + first});
     }
 } catch (const cl::Error& error) {
     throw Error(error);

@@ -312,13 +312,14 @@ Reference in_order_reference(Reducer& reducer, const cl::CommandQueue& queue,
     return reference;
 }
 
-/// `spans` of host memory as pieces of the reducer's device, each at most a buffer long, with
-/// their places in the whole input: CL_MEM_USE_HOST_PTR, so that a CPU device reads them where
-/// they are; another device may keep a copy in its own memory while they live.
-std::vector<Piece> pieces_in_place(const Reducer& reducer, const std::vector<ValuesView>& spans) {
+/// `spans` of host memory, the whole input's from `start` on, as pieces of the reducer's
+/// device, each at most a buffer long, with their places in the whole input:
+/// CL_MEM_USE_HOST_PTR, so that a CPU device reads them where they are; another device may
+/// keep a copy in its own memory while they live.
+std::vector<Piece> pieces_in_place(const Reducer& reducer, const std::vector<ValuesView>& spans,
+                                   std::uint64_t start) {
     const auto per_buffer = buffer_values(reducer.report(), reducer.type(), 0);
     std::vector<Piece> pieces;
-    std::uint64_t start = 0;
     for (const auto& span : spans)
         for (std::uint64_t first = 0; first < span.length; first += per_buffer) {
             const auto part = span.part(first, std::min(per_buffer, span.length - first));
@@ -330,20 +331,31 @@ std::vector<Piece> pieces_in_place(const Reducer& reducer, const std::vector<Val
     return pieces;
 }
 
+/// The host's `reference` of values that are the whole input's from `start` on, its index
+/// (argmin's, argmax's) counted in the whole input, as the device counts it.
+Reference counted_from(std::uint64_t start, Reference reference) {
+    if (reference.index)
+        *reference.index += static_cast<std::int64_t>(start);
+    return reference;
+}
+
 } // namespace
 
 Reference reference_for(Reducer& reducer, const cl::CommandQueue& queue,
                         const std::vector<Piece>& pieces, const ValuesView& values) {
     if (const auto map = host_twin(reducer.policy().recipe))
-        return host_reduce(reducer.op(), values, values.length, reducer.accumulator(), *map);
+        return counted_from(
+            pieces.empty() ? 0 : pieces.front().start,
+            host_reduce(reducer.op(), values, values.length, reducer.accumulator(), *map));
     return in_order_reference(reducer, queue, pieces);
 }
 
 Reference reference_for(Reducer& reducer, const cl::CommandQueue& queue,
-                        const std::vector<ValuesView>& spans) try {
+                        const std::vector<ValuesView>& spans, std::uint64_t start) try {
     if (const auto map = host_twin(reducer.policy().recipe))
-        return host_reduce(reducer.op(), reducer.type(), spans, reducer.accumulator(), *map);
-    return in_order_reference(reducer, queue, pieces_in_place(reducer, spans));
+        return counted_from(
+            start, host_reduce(reducer.op(), reducer.type(), spans, reducer.accumulator(), *map));
+    return in_order_reference(reducer, queue, pieces_in_place(reducer, spans, start));
 } catch (const cl::Error& error) {
     throw Error(error);
 }

@@ -25,19 +25,15 @@ std::vector<ValuesView> DeviceShare::host_values(const std::optional<ValuesView>
 
 namespace {
 
-/// argmin's or argmax's pairs of the shares, each index moved to the share's place in the
-/// whole input, combined.
-Reduction combined_pairs(Op op, const std::vector<DeviceShare>& shares,
-                         const std::vector<Reduction>& reductions) {
+/// argmin's or argmax's pairs of the shares, combined.
+Reduction combined_pairs(Op op, const std::vector<Reduction>& reductions) {
     return std::visit(
         [&](auto zero) {
             using A = decltype(zero);
             auto pair = indexed_identity<A>(op);
-            for (std::size_t i = 0; i < reductions.size(); ++i)
-                pair = combine_indexed<A>(
-                    op, pair,
-                    {std::get<A>(reductions[i].value),
-                     *reductions[i].index + static_cast<std::int64_t>(shares[i].first)});
+            for (const auto& reduction : reductions)
+                pair =
+                    combine_indexed<A>(op, pair, {std::get<A>(reduction.value), *reduction.index});
             Reduction whole;
             whole.value = pair.value;
             whole.index = pair.index;
@@ -99,7 +95,7 @@ Reduction combined(Op op, const std::vector<DeviceShare>& shares,
     Reduction whole;
     whole.value = reductions.front().value;
     if (info(op).indexed)
-        return combined_pairs(op, shares, reductions);
+        return combined_pairs(op, reductions);
     for (std::size_t i = 1; i < reductions.size(); ++i)
         whole.value = std::visit(
             [&](auto a) -> Scalar {

@@ -183,12 +183,13 @@ bool reads_in_place(const DeviceReport& report) {
     return (report.type & CL_DEVICE_TYPE_CPU) != 0;
 }
 
-HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uint64_t length,
-                       std::uint64_t chunk, bool in_place, bool pinned,
+HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uint64_t start,
+                       std::uint64_t length, std::uint64_t chunk, bool in_place, bool pinned,
                        std::shared_ptr<StreamStaging> staging) try
     : reducer_(reducer)
     , queue_(queue)
     , copy_queue_(reducer.context(), reducer.device(), cl::QueueProperties::Profiling)
+    , start_(start)
     , chunk_(layout_chunk(chunk, length, in_place ? in_place_alignment(reducer) : 1))
     , in_place_(in_place) {
     const auto size = reducer.value_size();
@@ -208,7 +209,7 @@ HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uin
 HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uint64_t first,
                        std::uint64_t length, std::uint64_t chunk, std::uint64_t seed,
                        bool in_place) try
-    : HostStream(reducer, queue, length, chunk, in_place, false, nullptr) {
+    : HostStream(reducer, queue, first, length, chunk, in_place, false, nullptr) {
     const auto size = reducer.value_size();
     const auto& context = reducer.context();
     if (in_place_) {
@@ -241,9 +242,9 @@ HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uin
 }
 
 HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, const ValuesView& values,
-                       std::uint64_t chunk, bool in_place,
-                       std::shared_ptr<StreamStaging> staging) try
-    : HostStream(reducer, queue, values.length, chunk,
+                       std::uint64_t chunk, bool in_place, std::shared_ptr<StreamStaging> staging,
+                       std::uint64_t start) try
+    : HostStream(reducer, queue, start, values.length, chunk,
                  in_place && aligned_for(reducer.report(), values.data), true, std::move(staging)) {
     origin_ = values.origin;
     values_per_block_ = values.length;
@@ -307,7 +308,7 @@ StreamedRun HostStream::reduce(std::uint64_t length) try {
     for (std::uint64_t k = 0; k < chunks; ++k) {
         Piece piece;
         piece.length = chunk_length(k, length);
-        piece.start = k * chunk_;
+        piece.start = start_ + k * chunk_;
         std::vector<cl::Event> ready;
         if (in_place_) {
             piece.buffer = cl::Buffer(reducer_.context(), CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,
@@ -379,7 +380,7 @@ std::unique_ptr<HostStream> make_host_stream(Reducer& reducer, const cl::Command
     const bool in_place = reads_in_place(reducer.report());
     if (values)
         return std::make_unique<HostStream>(reducer, queue, values->part(first, length), chunk,
-                                            in_place);
+                                            in_place, nullptr, first);
     return std::make_unique<HostStream>(reducer, queue, first, length, chunk, seed, in_place);
 }
 

@@ -6,6 +6,7 @@
 #include "catch_compat.hpp"
 #include "clreduce/input.hpp"
 #include "clreduce/stream.hpp"
+#include "detail/measure.hpp"
 #include "detail/reference.hpp"
 #include "detail/source.hpp"
 #include "device_targets.hpp"
@@ -237,6 +238,42 @@ TEST_CASE("argmin and argmax count indices across buffers and streamed chunks",
             }
         }
     }
+}
+
+TEST_CASE("a share of an input counts argmax's index and a map's index from its place in it",
+          "[device][argops]") {
+    // Values 5000 ... 10006 of an input, mapped to i % 7000: the greatest is 6999, at index 6999
+    // of the whole input, where a share that counted i from its own first value would find
+    // 5006 at its last.
+    const std::uint64_t first = 5000;
+    const std::uint64_t length = 5007;
+    Recipe recipe;
+    recipe.type = DataType::int64;
+    recipe.op = Op::argmax;
+    recipe.user.map = "(long)(i % 7000)";
+    recipe.finish = Finish::passes;
+    const auto values = random_values(recipe.type, recipe.op, length, 7); // the map ignores them
+    const auto check_whole = [](const auto& result) {
+        CHECK(result.index == 6999);
+        CHECK(same_value(result.value, Scalar(std::int64_t{6999})));
+    };
+    for (const auto& target : devices_under_test())
+        DYNAMIC_SECTION(target.report.name) {
+            const auto reducer = make_reducer(target, recipe);
+            REQUIRE(reducer);
+            const auto& queue = target.queue.queue;
+            SECTION("in buffers of 997 values") {
+                const DeviceInput input(target.queue.context, queue, values, 997, first);
+                check_whole(reducer->reduce_timed(queue, input.prefix(length)));
+            }
+            SECTION("streamed in chunks of about 1000 values") {
+                HostStream stream(*reducer, queue, values, 1000, false, nullptr, first);
+                check_whole(stream.reduce(length).reduction);
+            }
+            SECTION("checked in index order") {
+                check_whole(reference_for(*reducer, queue, {ValuesView(values)}, first));
+            }
+        }
 }
 
 TEST_CASE("enqueue_reduce writes argmax's pair: the value at byte 0, its index at byte 8",

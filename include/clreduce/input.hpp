@@ -32,11 +32,13 @@ std::vector<Part> first_values(const std::vector<Part>& parts, std::uint64_t len
 }
 
 /// Host values uploaded in buffers of `context` of at most `per_buffer` values each, on
-/// `queue`, before the constructor returns.
+/// `queue`, before the constructor returns. `start` is the values' place in the whole input
+/// they are a share of (on several devices, MPI ranks): the pieces count argmin's and
+/// argmax's indices and a map's index from there (Piece::start).
 class DeviceInput {
 public:
     DeviceInput(const cl::Context& context, const cl::CommandQueue& queue, const ValuesView& values,
-                std::uint64_t per_buffer);
+                std::uint64_t per_buffer, std::uint64_t start = 0);
 
     /// The pieces that hold the first `length` values.
     std::vector<Piece> prefix(std::uint64_t length) const { return first_values(pieces_, length); }

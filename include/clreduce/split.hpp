@@ -17,7 +17,8 @@
 namespace clreduce {
 
 /// One device's share of a split input: its engine, and its values, on the device or
-/// streamed from host memory.
+/// streamed from host memory. The values' pieces or chunks start at `first`, so the share's
+/// kernel counts a map's index and argmin's and argmax's from its place in the whole input.
 struct DeviceShare {
     std::unique_ptr<DeviceQueue> queue;
     std::unique_ptr<Reducer> reducer;
@@ -48,8 +49,8 @@ SplitRun reduce_together(std::vector<DeviceShare>& shares);
 std::vector<double> speeds_of(const std::vector<DeviceShare>& shares, const SplitRun& run);
 
 /// The shares' results combined with `op`: the whole input's value and, for argmin and argmax,
-/// its index in the whole input (each share's counted from its `first`); the other fields are
-/// left empty. The host combines them, but a user's op (Op::custom), which only a device
+/// its index in the whole input (as each share's already counts); the other fields are left
+/// empty. The host combines them, but a user's op (Op::custom), which only a device
 /// evaluates: the first share's reducer combines those (Reducer::reduce_results).
 Reduction combined(Op op, const std::vector<DeviceShare>& shares,
                    const std::vector<Reduction>& reductions);

@@ -77,17 +77,20 @@ class HostStream {
 public:
     /// `length` random values, those at `first` ... `first + length` of the random input
     /// `seed` makes for the reducer's type and op (a share of a larger input, on several
-    /// devices), in memory of the stream's own: pinned (CL_MEM_ALLOC_HOST_PTR, mapped, in
-    /// blocks no larger than one buffer may be) to be copied, page-aligned to be read in place.
+    /// devices, whose indices count from `first`), in memory of the stream's own: pinned
+    /// (CL_MEM_ALLOC_HOST_PTR, mapped, in blocks no larger than one buffer may be) to be
+    /// copied, page-aligned to be read in place.
     HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uint64_t first,
                std::uint64_t length, std::uint64_t chunk, std::uint64_t seed, bool in_place);
     /// `values` where they are (a mapped file, a NumPy array): read in place if asked and
     /// their address has the alignment the device gives its buffers
     /// (CL_DEVICE_MEM_BASE_ADDR_ALIGN), else copied from there through pinned staging;
     /// `staging` if given and large enough (staging() hands it on to the next stream).
+    /// `start` is the values' place in the whole input they are a share of: the chunks count
+    /// argmin's and argmax's indices and a map's index from there (Piece::start).
     HostStream(Reducer& reducer, const cl::CommandQueue& queue, const ValuesView& values,
-               std::uint64_t chunk, bool in_place,
-               std::shared_ptr<StreamStaging> staging = nullptr);
+               std::uint64_t chunk, bool in_place, std::shared_ptr<StreamStaging> staging = nullptr,
+               std::uint64_t start = 0);
     ~HostStream();
     HostStream(const HostStream&) = delete;
     HostStream& operator=(const HostStream&) = delete;
@@ -108,10 +111,11 @@ public:
     std::vector<ValuesView> spans(std::uint64_t length) const;
 
 private:
-    /// Everything but the values; `pinned`: the values are in plain memory, staged through
-    /// pinned memory (`staging` if it is so and large enough).
-    HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uint64_t length,
-               std::uint64_t chunk, bool in_place, bool pinned,
+    /// Everything but the values, which are the whole input's from `start` on; `pinned`: the
+    /// values are in plain memory, staged through pinned memory (`staging` if it is so and
+    /// large enough).
+    HostStream(Reducer& reducer, const cl::CommandQueue& queue, std::uint64_t start,
+               std::uint64_t length, std::uint64_t chunk, bool in_place, bool pinned,
                std::shared_ptr<StreamStaging> staging);
 
     struct Block {
@@ -129,6 +133,7 @@ private:
     Reducer& reducer_;
     cl::CommandQueue queue_;
     cl::CommandQueue copy_queue_;
+    std::uint64_t start_; // the first value's index in the whole input
     std::uint64_t chunk_;
     bool in_place_;
     Origin origin_ = Origin::drawn; // the values' own: a random draw's, or the view's
@@ -140,8 +145,8 @@ private:
 };
 
 /// A stream of `values` from `first` to `first + length` where they are or, without
-/// `values`, of those random values of the input `seed` makes; read in place on a CPU
-/// device (reads_in_place).
+/// `values`, of those random values of the input `seed` makes, its indices counted from
+/// `first`; read in place on a CPU device (reads_in_place).
 std::unique_ptr<HostStream> make_host_stream(Reducer& reducer, const cl::CommandQueue& queue,
                                              const std::optional<ValuesView>& values,
                                              std::uint64_t first, std::uint64_t length,

@@ -128,15 +128,17 @@ Measurement measure(Reducer& reducer, const DeviceQueue& queues, const DeviceInp
 
 /// The reference for what `reducer` reduces over `values` (held on the device as `pieces`):
 /// host_reduce() where the host computes the op and the map (a built-in op, with no map or
-/// x * x, fabs(x), x != 0), else Reducer::reduce_in_order() on `queue`.
+/// x * x, fabs(x), x != 0), else Reducer::reduce_in_order() on `queue`. argmin's and
+/// argmax's index counts from where the pieces start in the whole input, as theirs does.
 Reference reference_for(Reducer& reducer, const cl::CommandQueue& queue,
                         const std::vector<Piece>& pieces, const ValuesView& values);
 
-/// The same for `spans` of host memory, one input in their order (a stream's, the shares of
-/// several devices): host_reduce(), else Reducer::reduce_in_order() on `queue` over the spans
-/// as buffers of CL_MEM_USE_HOST_PTR (a CPU device reads them where they are).
+/// The same for `spans` of host memory, one input in their order, the whole input's from
+/// `start` on (a stream's, the shares of several devices): host_reduce(), else
+/// Reducer::reduce_in_order() on `queue` over the spans as buffers of CL_MEM_USE_HOST_PTR (a
+/// CPU device reads them where they are); the index and a map's index count from `start`.
 Reference reference_for(Reducer& reducer, const cl::CommandQueue& queue,
-                        const std::vector<ValuesView>& spans);
+                        const std::vector<ValuesView>& spans, std::uint64_t start = 0);
 
 /// How reference_for() computes the reference for `recipe`: host_reduce_method(), or in index
 /// order on the device.

@@ -156,10 +156,8 @@ int reduce_across_ranks(int argc, char* argv[], std::ostream& out) {
     std::optional<Options> options;
     agree.stage([&] {
         options = parse_options(argc, argv);
-        if (options) {
+        if (options)
             refuse_options_it_lacks(*options);
-            refuse_indexed_map(*options, "cut across MPI ranks");
-        }
     });
     if (!options) { // --help or --version, answered
         if (rank == 0 && asked_for_help(argc, argv))

@@ -12,11 +12,12 @@
 namespace clreduce::mpi {
 namespace {
 
-/// The slice on the device, once the reducer has said that it and the temporaries fit.
+/// The slice on the device, once the reducer has said that it and the temporaries fit; its
+/// pieces count indices from its place in the whole input.
 DeviceInput checked_upload(const Reducer& reducer, const cl::CommandQueue& queue,
-                           const ValuesView& values, std::uint64_t per_buffer) {
+                           const ValuesView& values, std::uint64_t per_buffer, RankSlice slice) {
     reducer.check_fits(values.length, per_buffer);
-    return DeviceInput(reducer.context(), queue, values, per_buffer);
+    return DeviceInput(reducer.context(), queue, values, per_buffer, slice.first);
 }
 
 } // namespace
@@ -46,7 +47,7 @@ struct SliceReducer::Engine {
         , per_buffer(buffer_values(report, options.type, 0))
         , drawn(file ? HostValues{} : random_slice(options, slice))
         , values(file ? file->part(slice.first, slice.length) : ValuesView(drawn))
-        , input(checked_upload(reducer, device_queue.queue, values, per_buffer)) {}
+        , input(checked_upload(reducer, device_queue.queue, values, per_buffer, slice)) {}
 
     DeviceQueue device_queue;
     DeviceReport report;
@@ -59,8 +60,7 @@ struct SliceReducer::Engine {
 };
 
 SliceReducer::SliceReducer(const SelectedDevice& device, const Options& options,
-                           const std::optional<ValuesView>& file, RankSlice slice)
-    : first_(static_cast<std::int64_t>(slice.first)) {
+                           const std::optional<ValuesView>& file, RankSlice slice) {
     visit_accumulator(accumulator_of(options), [&](auto value) {
         identity_.value = identity_of<decltype(value)>(options.op);
         if (info(options.op).indexed)
@@ -81,13 +81,7 @@ Reduction SliceReducer::reduce() {
     engine.runs.push_back(engine.reducer.reduce_timed(engine.device_queue.queue,
                                                       engine.input.prefix(engine.values.length)));
     spans_.push_back(engine.runs.back().span_us);
-    auto result = engine.runs.back();
-    result.index = in_whole(result.index);
-    return result;
-}
-
-std::optional<std::int64_t> SliceReducer::in_whole(std::optional<std::int64_t> index) const {
-    return index ? std::optional(*index + first_) : std::nullopt;
+    return engine.runs.back();
 }
 
 std::vector<double> SliceReducer::span_us(std::size_t uncounted) const {
@@ -114,11 +108,10 @@ SliceCheck SliceReducer::check(std::size_t uncounted) const {
                                  engine.input.prefix(engine.values.length), engine.values);
         },
         engine.values.origin);
-    // The slice's indices count from its start on both sides; the report gives them whole.
     return {measurement.runs.front().value,
             measurement.expected.value,
-            in_whole(measurement.runs.front().index),
-            in_whole(measurement.expected.index),
+            measurement.runs.front().index,
+            measurement.expected.index,
             measurement.check,
             measurement.tolerance,
             measurement.valid()};

@@ -41,8 +41,10 @@ class SliceReducer {
 public:
     /// Builds the reducer for `options` on `device` and puts the slice on it: `file`'s part
     /// when given (mapped: only the slice's pages are read), else the random values
-    /// [slice.first, slice.first + slice.length) of the whole input, drawn here alone. An
-    /// empty slice touches no device. Throws what the engine throws (Error, cl::Error).
+    /// [slice.first, slice.first + slice.length) of the whole input, drawn here alone. Its
+    /// pieces start at slice.first, so the kernel counts a map's index and argmin's and
+    /// argmax's in the whole input. An empty slice touches no device. Throws what the engine
+    /// throws (Error, cl::Error).
     SliceReducer(const SelectedDevice& device, const Options& options,
                  const std::optional<ValuesView>& file, RankSlice slice);
     ~SliceReducer();
@@ -67,11 +69,9 @@ public:
     std::string setup() const;
 
 private:
-    std::optional<std::int64_t> in_whole(std::optional<std::int64_t> slice_index) const;
     struct Engine;
     std::unique_ptr<Engine> engine_; // null for an empty slice
     Reduction identity_;
-    std::int64_t first_ = 0; // the slice's first value's index in the whole input
     std::vector<double> spans_;
 };
 

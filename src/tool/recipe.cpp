@@ -30,13 +30,6 @@ HostMap host_map_of(const Options& options, const std::string& where) {
     return *map;
 }
 
-void refuse_indexed_map(const Options& options, const std::string& where) {
-    if (!options.user.map.empty() && !host_map(options.user.map))
-        throw Failure(ExitCode::usage, "--map '" + options.user.map + "' is not " + where +
-                                           ": each share would count its index i from its own "
-                                           "start; of maps, only x * x, fabs(x) and x != 0 are");
-}
-
 DataType accumulator_of(const Options& options) {
     return accumulator_for(options.type, options.op, options.accumulate);
 }

@@ -19,11 +19,6 @@ Recipe recipe_for(const Options& options, const DeviceReport& report, std::optio
 /// cannot evaluate.
 HostMap host_map_of(const Options& options, const std::string& where);
 
-/// Refuses (Failure(ExitCode::usage)) a --map the host cannot evaluate where the input is cut
-/// into shares (of several devices, of MPI ranks; `where` names it): each share counts the
-/// map's index from its own first value. The host's maps (x * x, fabs(x), x != 0) read no index.
-void refuse_indexed_map(const Options& options, const std::string& where);
-
 /// The type the options' results have: accumulator_for() the type, op and --accumulate.
 DataType accumulator_of(const Options& options);
 

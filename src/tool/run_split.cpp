@@ -57,9 +57,9 @@ void place_shares(std::vector<DeviceShare>& shares, const Options& options,
         }
         const auto per_buffer = buffer_values(reducer.report(), reducer.type(), options.max_buffer);
         reducer.check_fits(share.length, per_buffer);
-        share.input =
-            std::make_unique<DeviceInput>(share.queue->context, share.queue->queue,
-                                          values->part(share.first, share.length), per_buffer);
+        share.input = std::make_unique<DeviceInput>(share.queue->context, share.queue->queue,
+                                                    values->part(share.first, share.length),
+                                                    per_buffer, share.first);
     }
 }
 
@@ -82,9 +82,9 @@ std::vector<Measurement> measure_shares(const std::vector<DeviceShare>& shares,
         check_against(measurement, *share.reducer, {options.iterations, !options.cold},
                       reference_unless_skipped(options,
                                                [&] {
-                                                   return reference_for(*share.reducer,
-                                                                        share.queue->queue,
-                                                                        share.host_values(values));
+                                                   return reference_for(
+                                                       *share.reducer, share.queue->queue,
+                                                       share.host_values(values), share.first);
                                                }),
                       origin_of(values));
     }
@@ -136,7 +136,6 @@ ExitCode run_split(const std::vector<SelectedDevice>& devices, const Options& op
     if (options.mode == Mode::sweep)
         throw Failure(ExitCode::usage, "--sweep reports one device, and --device names " +
                                            std::to_string(devices.size()) + " (see --help)");
-    refuse_indexed_map(options, "split over several devices");
     // A device without a value would have nothing to reduce: the first `length` devices do it.
     SplitFigures figures;
     figures.named = devices.size();
