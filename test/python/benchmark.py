@@ -30,7 +30,8 @@ WARM_UP_SECONDS = 0.2
 
 
 def samples_us(call, repeat):
-    """`repeat` host times of `call` in µs, sorted, after WARM_UP_SECONDS of calls (one at least)."""
+    """`repeat` host times of `call` in µs, sorted, after WARM_UP_SECONDS of calls (one at
+    least)."""
     warm_until = time.perf_counter() + WARM_UP_SECONDS
     call()
     while time.perf_counter() < warm_until:
