@@ -181,7 +181,7 @@ def test_an_array_between_values_is_refused(queue):
         clreduce.sum(between)
 
 
-def test_an_array_without_a_queue_needs_one(context, queue):
+def test_an_array_without_a_queue_needs_one(queue):
     array = cl_array.to_device(queue, np.arange(100, dtype=np.int32))
     queue.finish()
     with pytest.raises(ValueError, match="no queue"):
