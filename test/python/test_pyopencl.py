@@ -174,6 +174,27 @@ def test_a_strided_array_is_refused(queue):
         clreduce.sum(strided)
 
 
+def test_an_array_between_values_is_refused(queue):
+    buffer = cl_array.to_device(queue, np.arange(100, dtype=np.int32)).base_data
+    between = cl_array.Array(queue, (10,), np.int32, data=buffer, offset=2)
+    with pytest.raises(ValueError, match="2 bytes into its buffer"):
+        clreduce.sum(between)
+
+
+def test_an_array_without_a_queue_needs_one(queue):
+    array = cl_array.to_device(queue, np.arange(100, dtype=np.int32))
+    queue.finish()
+    with pytest.raises(ValueError, match="no queue"):
+        clreduce.sum(array.with_queue(None))
+    assert clreduce.sum(array.with_queue(None), queue=queue) == 4950
+
+
+def test_a_reducer_refuses_an_array_of_another_dtype(queue):
+    array = cl_array.to_device(queue, np.arange(100, dtype=np.int32))
+    with pytest.raises(TypeError, match="not int32"):
+        clreduce.Reducer(np.int64)(array)
+
+
 def test_out_of_another_dtype_is_refused(queue):
     array = cl_array.to_device(queue, np.arange(100, dtype=np.int32))
     with pytest.raises(TypeError, match="out="):

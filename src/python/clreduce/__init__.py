@@ -39,12 +39,15 @@ def _reducer(dtype, op, accumulate, device, options):
 
 def _reduce(op, a, axis=None, dtype=None, out=None, keepdims=False, device=None, queue=None,
             **options):
-    if not is_pyopencl_array(a):
+    pyopencl_input = is_pyopencl_array(a)
+    if not pyopencl_input:
         a = np.asarray(a)
     elif device is not None:
         raise ValueError("device= is for NumPy input: a PyOpenCL array is reduced on its queue")
     accumulate = None if dtype is None else np.dtype(dtype)
     reducer = _reducer(a.dtype, op, accumulate, device, options)
+    if pyopencl_input and axis is None and out is None and not keepdims:
+        return reducer._reduce_pyopencl(a, queue)  # the most frequent call, the shortest path
     return reducer(a, out=out, queue=queue, axis=axis, keepdims=keepdims)
 
 

@@ -262,15 +262,35 @@ class Reducer:
         return self.result_dtype.type(engine.reduce_host(queue.queue, values))
 
     def _reduce_pyopencl(self, a, queue):
-        queue = self._check_pyopencl_input(a, queue)
-        if a.size == 0:
-            return self._empty_result()
-        wait = [event.int_ptr for event in a.events]
-        value = self._engine_for(queue).reduce_buffer(
-            queue.int_ptr, a.base_data.int_ptr, _first_value(a), a.size, wait
+        """The whole array's reduction. The Python it runs is a measured part of each call's
+        time (docs/python.md, "Speed"), so an array that passes every check takes one test
+        and the engine of the last queue, and only other input goes through the checks that
+        say what is wrong with it."""
+        if queue is None:
+            queue = a.queue
+        itemsize = a.dtype.itemsize
+        if (queue is None or a.dtype != self.dtype or not a.flags.forc or not a.size
+                or a.offset % itemsize):
+            return self._reduce_unusual_pyopencl(a, queue)
+        last_queue, engine = self._last[False]
+        if queue is not last_queue:
+            engine = self._engine_for(queue)
+        events = a.events
+        wait = [event.int_ptr for event in events] if events else []
+        value = engine.reduce_buffer(
+            queue.int_ptr, a.base_data.int_ptr, a.offset // itemsize, a.size, wait
         )
-        _drop_done_events(a, wait)
+        if wait:
+            _drop_done_events(a, wait)
         return self.result_dtype.type(value)
+
+    def _reduce_unusual_pyopencl(self, a, queue):
+        """_reduce_pyopencl() of an array that fails one of its checks: the check's error, or
+        the result for no values."""
+        self._check_pyopencl_input(a, queue)
+        if a.size:
+            _first_value(a)  # the only check left that it can fail: it raises
+        return self._empty_result()
 
     def _reduce_along(self, a, axes, queue, keepdims):
         """The reduction along `axes` (not every axis): a NumPy array of the remaining axes."""
