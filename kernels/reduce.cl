@@ -285,12 +285,9 @@ lead4_t lanes_apart(lead4_t leads) {
 // vectors from `segment` on, as leads, then the pair that wins. Two accumulators, not four:
 // with four, the kernel took 72 to 78 registers on an H100, past the 64 that four work-groups
 // of 256 per compute unit leave a work-item, and 2^28 values took 4% longer
-// (docs/ops-and-types.md). But four loads in flight, as the other ops' four accumulators
-// keep: a takes the first and third vector of each four, b the second and fourth, so each
-// still reads in index order, and a work-item's first four vectors (all it has below 2^22
-// values on an H100) are read at once, not two after two. Ties keep the lead, so each
-// accumulator starts from its first vector, not from the identity (whose tie with a value
-// would keep the identity); one that reads none holds no lead.
+// (docs/ops-and-types.md). Ties keep the lead, so each accumulator starts from its first
+// vector, not from the identity (whose tie with a value would keep the identity); one that
+// reads none holds no lead.
 accum_t fold_segment(global const input_t* in, ulong first, ulong start, ulong first_vector,
                      ulong segment, ulong begin, ulong end, ulong step) {
     ulong i = begin >= segment ? begin : begin + (segment - begin + step - 1) / step * step;
@@ -301,19 +298,14 @@ accum_t fold_segment(global const input_t* in, ulong first, ulong start, ulong f
     const lead_t no_lead = {identity().value, REDUCE_NO_LEAD};
     const lead4_t none = {no_lead, no_lead, no_lead, no_lead};
 #define REDUCE_READ(k) read_leads(in, first_vector + i + (k)*step, first, start, index + (k)*apart)
-#define REDUCE_TAKE(lead, k) (i + (k)*step < end ? take4_in_order(lead, REDUCE_READ(k)) : lead)
     lead4_t a = i < end ? REDUCE_READ(0) : none;
     lead4_t b = i + step < end ? REDUCE_READ(1) : none;
-    a = REDUCE_TAKE(a, 2);
-    b = REDUCE_TAKE(b, 3);
-    for (i += 4 * step, index += 4 * apart; i + 3 * step < end; i += 4 * step, index += 4 * apart) {
-        a = take4_in_order(take4_in_order(a, REDUCE_READ(0)), REDUCE_READ(2));
-        b = take4_in_order(take4_in_order(b, REDUCE_READ(1)), REDUCE_READ(3));
+    for (i += 2 * step, index += 2 * apart; i + step < end; i += 2 * step, index += 2 * apart) {
+        a = take4_in_order(a, REDUCE_READ(0));
+        b = take4_in_order(b, REDUCE_READ(1));
     }
-    a = REDUCE_TAKE(a, 0);
-    b = REDUCE_TAKE(b, 1);
-    a = REDUCE_TAKE(a, 2);
-#undef REDUCE_TAKE
+    if (i < end)
+        a = take4_in_order(a, REDUCE_READ(0));
 #undef REDUCE_READ
     const lead_t lead =
         REDUCE_COMBINE_LANES(lead_op, lanes_apart(REDUCE_COMBINE_ACCUMULATOR_PAIR(lead_op4, a, b)));
