@@ -409,9 +409,10 @@ accum_t reduce_work_group(accum_t value, local accum_t* scratch) {
 
 // argmin's and argmax's pairs: a tree that quarters the active work-items each step, half
 // the steps and barriers of the textbook tree below, whose steps cost a pair's full op (two
-// comparisons and the index's) on 16 bytes of local memory. Each active work-item keeps its
-// pair, which is scratch[lid], in `value`. A work-group size that is not a power of 4 ends
-// with one halving step.
+// comparisons and the index's) on 16 bytes of local memory: with it, int32 argmax on an H100
+// took 12.7 us on average from 2^20 to 2^23 values, with this one 11.0 (docs/ops-and-types.md,
+// "The pairs' tree"). Each active work-item keeps its pair, which is scratch[lid], in `value`.
+// A work-group size that is not a power of 4 ends with one halving step.
 accum_t reduce_work_group(accum_t value, local accum_t* scratch) {
     const size_t lid = get_local_id(0);
     scratch[lid] = value;
