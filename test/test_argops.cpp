@@ -88,6 +88,18 @@ void check_telling_lengths(Reducer& reducer, const DeviceUnderTest& target,
     }
 }
 
+/// The recipe's result equals the host reference's at each telling length, on random values
+/// and on values whose extremes tie all over.
+void check_random_and_tied(const DeviceUnderTest& target, const Recipe& recipe) {
+    const auto reducer = make_reducer(target, recipe);
+    REQUIRE(reducer);
+    const auto lengths = telling_lengths(*reducer);
+    const auto longest = *std::max_element(lengths.begin(), lengths.end());
+    check_telling_lengths(
+        *reducer, target,
+        {random_values(recipe.type, recipe.op, longest, 2029), tied_values(recipe.type, longest)});
+}
+
 } // namespace
 
 TEST_CASE("argmin and argmax give NumPy's first index on every type, path, finish and length",
@@ -101,14 +113,27 @@ TEST_CASE("argmin and argmax give NumPy's first index on every type, path, finis
         if (!info(recipe.op).indexed || (recipe.finish == Finish::last_group && !last_group_type))
             continue;
         DYNAMIC_SECTION(combination.name()) {
-            const auto& target = *combination.target;
-            const auto reducer = make_reducer(target, recipe);
-            REQUIRE(reducer);
-            const auto lengths = telling_lengths(*reducer);
-            const auto longest = *std::max_element(lengths.begin(), lengths.end());
-            check_telling_lengths(*reducer, target,
-                                  {random_values(recipe.type, recipe.op, longest, 2029),
-                                   tied_values(recipe.type, longest)});
+            check_random_and_tied(*combination.target, recipe);
+        }
+    }
+}
+
+TEST_CASE(
+    "argmin and argmax give the first index in work-groups the pairs' tree quarters and halves",
+    "[device][argops]") {
+    // reduce.cl's tree for pairs quarters the active work-items each step and halves them once
+    // where the work-group size is not a power of 4: 2 only halves, 64 only quarters, 8 does
+    // both; the last-group finish takes the tree twice.
+    for (const auto& combination : every_op_and_type()) {
+        auto recipe = combination.recipe;
+        if (!info(recipe.op).indexed ||
+            !(recipe.type == DataType::int32 || recipe.type == DataType::float32))
+            continue;
+        for (const std::size_t work_group_size : {2, 8, 64}) {
+            recipe.work_group_size = work_group_size;
+            DYNAMIC_SECTION(combination.name() << ", work-group size " << work_group_size) {
+                check_random_and_tied(*combination.target, recipe);
+            }
         }
     }
 }
