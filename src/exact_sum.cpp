@@ -18,10 +18,10 @@ namespace {
 
 constexpr std::size_t default_work_group_size = 256;
 
-/// The work-groups per compute unit over a long piece. Each work-group adds a row, and a row
-/// of doubles has 72 entries against a float's 15: on the H100, 2 per compute unit were
-/// fastest for doubles (749 us against 789 with 4 at 2^28, 81 against 125 at 2^24) and 4 for
-/// floats (386 us against 480 with 2 at 2^28; docs/exact-sums.md).
+/// The work-groups per compute unit over a long piece: more keep more loads in flight, but
+/// each costs a fold and a row. On the H100, 2 per compute unit were fastest for doubles
+/// (725 us against 774 with 4 at 2^28, 14 against 24 at 2^20) and 4 for floats (375 us
+/// against 478 with 2 and 381 with 8 at 2^28; docs/exact-sums.md).
 std::size_t work_groups_per_compute_unit(DataType type) {
     return type == DataType::float64 ? 2 : 4;
 }
