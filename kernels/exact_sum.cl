@@ -7,11 +7,13 @@
 // number whose unit is the type's smallest subnormal value (2^LOWEST_BIT), wide enough for
 // the type's largest value times 2^64. That integer is held in LIMBS signed 64-bit limbs,
 // each of which carries one 32-bit digit: a limb can take some 2^31 more digits before it
-// must carry into the next one, so carries are deferred until a work-group or the host
-// normalises (normalise_into()). A work-group's limbs are in local memory, and its
-// work-items add their digits there with 64-bit atomic adds: integer atomics commute, so
-// their order changes nothing. The host rounds the final integer once, to nearest even
-// (clreduce/exact.hpp), so the result is the exact sum correctly rounded, on every device.
+// must carry into the next one, so carries are deferred: a work-group passes each limb's
+// excess up one limb once (add_row_into()), and the rounding normalises the sum once. A
+// work-group's limbs are in local memory, and its work-items add their digits there with
+// 64-bit atomic adds; the work-groups then add their rows into the sum's row in global memory
+// the same way. Integer atomics commute, so their order changes nothing. The host, or
+// exact_round(), rounds the final integer once, to nearest even (clreduce/exact.hpp), so the
+// result is the exact sum correctly rounded, on every device.
 //
 // Speed: turning a value into digits costs some 20 instructions and three atomics. Most
 // values never get there: each work-item first adds its values to short floating-point
@@ -27,9 +29,9 @@
 // -D CONTIGUOUS on CPUs. Needs cl_khr_fp64 (the expansions are in double, where no sum of
 // floats overflows) and cl_khr_int64_base_atomics.
 //
-// An accumulator row, as both kernels write it and the host reads it: LIMBS limbs, least
-// significant first, then the counts of NaNs, of +infinities and of -infinities met, which
-// add up as integers too and decide the result when nonzero.
+// An accumulator row, as exact_partials() adds to it and the host reads it: LIMBS limbs,
+// least significant first, then the counts of NaNs, of +infinities and of -infinities met,
+// which add up as integers too and decide the result when nonzero.
 
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
@@ -45,14 +47,14 @@
 #define FOLD_SLOTS 64 // work-items that hand their expansions over in one step of fold()
 
 // Mutation hooks: the steps that the test mutants (test/CMakeLists.txt) redefine, with -D or a
-// #define ahead of this file, to lose the last value of a work-item's run, the last row of a
-// merge, or the carries between limbs. A hook this file stopped using would leave its mutant
-// a working kernel, which the mutant tests then fail.
+// #define ahead of this file, to lose the last value of a work-item's run, the last
+// work-group's row, or the carries between limbs. A hook this file stopped using would leave its
+// mutant a working kernel, which the mutant tests then fail.
 #ifndef EXACT_IN_RUN
 #define EXACT_IN_RUN(i, end) ((i) < (end))
 #endif
-#ifndef EXACT_ROWS_END
-#define EXACT_ROWS_END(count) (count)
+#ifndef EXACT_ADDS_ROW
+#define EXACT_ADDS_ROW(group) true
 #endif
 #ifndef EXACT_CARRY
 #define EXACT_CARRY(sum) ((sum) >> DIGIT_BITS) // arithmetic: a negative sum borrows
@@ -203,8 +205,8 @@ void clear(local long* digits) {
 }
 
 /// Adds every work-item's expansions into work-item 0's, exactly (deposit() spills what they
-/// cannot hold), so that one work-item spills them at the end instead of every work-item
-/// adding its own to the same few limbs, atomics that then wait for each other. In each step
+/// cannot hold), so that only those twelve doubles spill at the end instead of every
+/// work-item's adding to the same few limbs, atomics that then wait for each other. In each step
 /// the last work-items still holding expansions (FOLD_SLOTS at most) hand them over in
 /// `slots` to as many before them.
 void fold(double4* expansion, local long* digits, local double4* slots) {
@@ -224,34 +226,57 @@ void fold(double4* expansion, local long* digits, local double4* slots) {
     }
 }
 
-/// Once every work-item has added its digits: carries every limb's excess into the next,
-/// leaving digits in [0, 2^32) below the top limb, which keeps the sign (then up to 2^31 rows
-/// add up without overflow), and writes the row to `row`. One work-item does it: 70 steps.
-void normalise_into(local long* accumulator, global long* row) {
+/// Spills work-item 0's expansions, the work-group's after fold(), into the digits, a double
+/// a work-item: twelve spills side by side rather than one after another.
+void spill_folded(const double4* expansion, local long* digits, local double4* slots) {
+    if (get_local_id(0) == 0)
+        for (int k = 0; k < EXPANSION; ++k)
+            slots[k] = expansion[k];
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (get_local_id(0) != 0)
-        return;
-    long carry = 0;
-    for (int limb = 0; limb < LIMBS - 1; ++limb) {
-        const long sum = accumulator[limb] + carry;
-        accumulator[limb] = sum & (long)DIGIT_MASK;
-        carry = EXACT_CARRY(sum);
-    }
-    accumulator[LIMBS - 1] += carry;
-    for (int entry = 0; entry < ROW_WIDTH; ++entry)
-        row[entry] = accumulator[entry];
+    local const double* folded = (local const double*)slots;
+    for (size_t lane = get_local_id(0); lane < EXPANSION * 4; lane += get_local_size(0))
+        if (folded[lane] != 0)
+            spill(digits, folded[lane]);
 }
 
-/// The first pass: each work-group writes the exact sum of its share of the `length` values
-/// of `input` from `first` on as one row of `rows`, from row `first_row` on. Work-items read
+/// Once every work-item has added its digits: adds the work-group's row into `sum`, each
+/// entry by a work-item of its own, with a 64-bit atomic add (integer adds commute, so the
+/// order in which the work-groups arrive changes no bit). Each limb keeps its digit and
+/// passes its excess up one limb first: every entry is then below 2^33 in magnitude, so that
+/// some 2^30 rows add up without overflow. (A full normalisation is a chain through every
+/// limb on one work-item; the rounding does it once, for the sum.) Zero entries, most of a
+/// row's, are skipped.
+void add_row_into(local const long* digits, global long* sum) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!EXACT_ADDS_ROW(get_group_id(0)))
+        return;
+    for (size_t entry = get_local_id(0); entry < ROW_WIDTH; entry += get_local_size(0)) {
+        long value = digits[entry];
+        if (entry < LIMBS - 1) // the top limb keeps the sign, and its excess
+            value &= (long)DIGIT_MASK;
+        if (entry > 0 && entry < LIMBS)
+            value += EXACT_CARRY(digits[entry - 1]);
+        if (value != 0)
+            atom_add(&sum[entry], value);
+    }
+}
+
+/// The exact sum of the `length` values of `input` from `first` on, added into the row `sum`
+/// (one launch: each work-group adds its share's row with atomics, so no second pass merges
+/// rows). `sum` must hold zeros, or a sum to add to, before the launch; work-group 0 zeroes
+/// `next_sum`, which no other launch reads or writes meanwhile, for the host's next sum, so
+/// that no command is spent on clearing a row. Work-items read
 /// four values at a time. On a GPU they read with the global size as stride, so neighbours
 /// read neighbouring vectors (coalesced); on a CPU (-D CONTIGUOUS) each reads a run of its
 /// own, as a core's cache wants. The first work-item adds the last length % 4 values.
-kernel void exact_partials(global const VALUE* input, ulong first, ulong length, global long* rows,
-                           ulong first_row) {
+kernel void exact_partials(global const VALUE* input, ulong first, ulong length, global long* sum,
+                           global long* next_sum) {
     local long digits[ROW_WIDTH];
     local double4 slots[FOLD_SLOTS * EXPANSION];
     clear(digits);
+    if (get_group_id(0) == 0)
+        for (size_t entry = get_local_id(0); entry < ROW_WIDTH; entry += get_local_size(0))
+            next_sum[entry] = 0;
     double4 expansion[EXPANSION] = {0};
     global const VALUE* values = input + first;
     const ulong vectors = length / 4;
@@ -279,28 +304,8 @@ kernel void exact_partials(global const VALUE* input, ulong first, ulong length,
         for (ulong tail = vectors * 4; tail < length; ++tail)
             add_values((LOADED4)(LOAD(tail, values), 0, 0, 0), expansion, digits);
     fold(expansion, digits, slots);
-    if (get_local_id(0) == 0)
-        for (int k = 0; k < EXPANSION; ++k)
-            spill_lanes(digits, expansion[k]);
-    normalise_into(digits, rows + (first_row + get_group_id(0)) * ROW_WIDTH);
-}
-
-/// The second pass: each work-group adds up `count` rows of `rows` into one row of `merged`.
-/// Each work-item adds one entry of every so many rows in a register, then once into the
-/// work-group's row, so that no two work-items wait on one entry for long.
-kernel void exact_merge(global const long* rows, ulong count, global long* merged) {
-    local long digits[ROW_WIDTH];
-    clear(digits);
-    const size_t phases = max(get_global_size(0) / ROW_WIDTH, (size_t)1);
-    for (size_t column = get_global_id(0); column < phases * ROW_WIDTH;
-         column += get_global_size(0)) {
-        const size_t entry = column % ROW_WIDTH;
-        long sum = 0;
-        for (ulong row = column / ROW_WIDTH; row < EXACT_ROWS_END(count); row += phases)
-            sum += rows[row * ROW_WIDTH + entry];
-        atom_add(&digits[entry], sum);
-    }
-    normalise_into(digits, merged + get_group_id(0) * ROW_WIDTH);
+    spill_folded(expansion, digits, slots);
+    add_row_into(digits, sum);
 }
 
 // The sum's type, which exact_round() writes: float for float, float16 and bfloat16 input.
@@ -334,10 +339,23 @@ bool any_below(const uint* digits, int position) {
     return (digits[position / DIGIT_BITS] & below) != 0;
 }
 
-/// The finite sum a normalised row holds, rounded once to RESULT, to nearest even, as
+/// The limbs of `row` normalised, as ExactAccumulator::normalise() does on the host: every
+/// limb but the top one in [0, 2^32), the top one keeping the sign. The work-groups passed
+/// each limb's excess up one limb only.
+void normalise(global const long* row, long* limbs) {
+    long carry = 0;
+    for (int limb = 0; limb < LIMBS - 1; ++limb) {
+        const long sum = row[limb] + carry;
+        limbs[limb] = sum & (long)DIGIT_MASK;
+        carry = EXACT_CARRY(sum);
+    }
+    limbs[LIMBS - 1] = row[LIMBS - 1] + carry;
+}
+
+/// The finite sum that normalised limbs hold, rounded once to RESULT, to nearest even, as
 /// ExactAccumulator::rounded() does on the host: the integer's magnitude, its top PRECISION
 /// bits, rounded from the next bit and the sticky bits below it.
-RESULT round_finite(global const long* row) {
+RESULT round_finite(const long* row) {
     const bool negative = row[LIMBS - 1] < 0;
     uint digits[DIGITS];
     ulong carry = 1; // two's complement: the magnitude of a negative integer is ~x + 1
@@ -365,7 +383,7 @@ RESULT round_finite(global const long* row) {
     return negative ? -rounded : rounded;
 }
 
-/// The last step of an enqueued exact sum: one work-item rounds the merged row and writes the
+/// The last step of an enqueued exact sum: one work-item rounds the sum's row and writes the
 /// sum to result[offset]. NaN for a NaN or for both infinities, else an infinity for one.
 kernel void exact_round(global const long* row, global RESULT* result, ulong offset) {
     const long nans = row[NAN_COUNT];
@@ -375,6 +393,9 @@ kernel void exact_round(global const long* row, global RESULT* result, ulong off
         result[offset] = NAN;
     else if (positive_infinities > 0 || negative_infinities > 0)
         result[offset] = positive_infinities > 0 ? INFINITY : -INFINITY;
-    else
-        result[offset] = round_finite(row);
+    else {
+        long limbs[LIMBS];
+        normalise(row, limbs);
+        result[offset] = round_finite(limbs);
+    }
 }

@@ -1,5 +1,6 @@
-// The exact sum on one device: exact_sum.cl's first pass over each piece into accumulator
-// rows, one merge of those rows, and the merged row read back for the host to round.
+// The exact sum on one device: one launch of exact_sum.cl over each piece, whose work-groups
+// add their rows into one accumulator row with atomics, and that row read back for the host
+// to round (or rounded on the device).
 
 #include "clreduce/errors.hpp"
 #include "clreduce/exact.hpp"
@@ -17,10 +18,10 @@ namespace {
 
 constexpr std::size_t default_work_group_size = 256;
 
-/// The first pass's work-groups per compute unit over a long piece. Each work-group costs a
-/// row to merge, and a row of doubles has 72 entries against a float's 15: on the H100, 2
-/// per compute unit were fastest for doubles (749 us against 789 with 4 at 2^28, 81 against
-/// 125 at 2^24) and 4 for floats (386 us against 480 with 2 at 2^28; docs/exact-sums.md).
+/// The work-groups per compute unit over a long piece: more keep more loads in flight, but
+/// each costs a fold and a row. On the H100, 2 per compute unit were fastest for doubles
+/// (725 us against 774 with 4 at 2^28, 14 against 24 at 2^20) and 4 for floats (375 us
+/// against 478 with 2 and 381 with 8 at 2^28; docs/exact-sums.md).
 std::size_t work_groups_per_compute_unit(DataType type) {
     return type == DataType::float64 ? 2 : 4;
 }
@@ -36,13 +37,11 @@ std::string exact_build_options(DataType type, const DeviceReport& report) {
            (reads_contiguous_runs(report) ? " -D CONTIGUOUS" : "");
 }
 
-/// The work-group size to run: `requested`, or the default, within what both kernels take;
-/// a request past that is refused.
+/// The work-group size to run: `requested`, or the default, within what the kernel takes; a
+/// request past that is refused.
 std::size_t settle_work_group_size(std::size_t requested, const cl::Device& device,
-                                   const std::vector<cl::Kernel>& kernels) {
-    std::size_t largest = std::numeric_limits<std::size_t>::max();
-    for (const auto& kernel : kernels)
-        largest = std::min(largest, kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device));
+                                   const cl::Kernel& kernel) {
+    const auto largest = kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device);
     if (requested > largest)
         throw Error(Errc::unsupported, "work-group size " + std::to_string(requested) +
                                            " is past the exact sum's largest on this device, " +
@@ -83,12 +82,10 @@ ExactSum::ExactSum(const cl::Context& context, const cl::Device& device, DataTyp
     build_options_ = exact_build_options(type, report);
     const auto program = cached_program(context, device, std::string(kernel_text), build_options_);
     partials_ = program_kernel(device, program, "exact_partials");
-    merge_ = program_kernel(device, program, "exact_merge");
     round_ = program_kernel(device, program, "exact_round");
-    work_group_size_ = settle_work_group_size(work_group_size, device, {partials_, merge_});
+    work_group_size_ = settle_work_group_size(work_group_size, device, partials_);
     work_groups_ = report.compute_units * work_groups_per_compute_unit(type);
-    merged_ =
-        cl::Buffer(context, CL_MEM_READ_WRITE, ExactAccumulator::row_width(type) * sizeof(cl_long));
+    clear_sums();
 } catch (const cl::Error& error) {
     throw Error(error);
 }
@@ -101,44 +98,39 @@ std::size_t ExactSum::work_groups_for(std::uint64_t length) const {
         (length + values_per_group - 1) / values_per_group, 1, work_groups_));
 }
 
+void ExactSum::clear_sums() {
+    std::vector<cl_long> zeros(ExactAccumulator::row_width(type_));
+    for (auto& sum : sums_)
+        sum = cl::Buffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                         zeros.size() * sizeof(cl_long), zeros.data());
+}
+
 const cl::Buffer& ExactSum::enqueue_row(const cl::CommandQueue& queue,
                                         const std::vector<Piece>& pieces,
                                         const std::vector<cl::Event>* wait,
-                                        std::vector<cl::Event>& events) {
-    const auto row_bytes = ExactAccumulator::row_width(type_) * sizeof(cl_long);
-    std::size_t rows = 1;
-    for (const auto& piece : pieces)
-        rows += work_groups_for(piece.length);
-    if (rows_capacity_ < rows) {
-        rows_ = cl::Buffer(context_, CL_MEM_READ_WRITE, rows * row_bytes);
-        rows_capacity_ = rows;
-    }
-    const cl::NDRange local(work_group_size_);
-    // The caller's events hold back the first launch; the in-order queue, the rest.
-    const auto launch = [&](const cl::Kernel& kernel, std::size_t work_items) {
-        events.emplace_back();
-        queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(work_items), local,
-                                   events.size() == 1 ? wait : nullptr, &events.back());
-    };
-    cl_ulong first_row = 0;
+                                        std::vector<cl::Event>& events) try {
+    // The two rows take turns: this sum's launches add into one, and zero the other, which
+    // the previous sum used and the next one will. The in-order queue has read or rounded it
+    // by then.
+    const auto& sum = sums_[next_sum_];
+    next_sum_ ^= 1;
+    partials_.setArg(3, sum);
+    partials_.setArg(4, sums_[next_sum_]);
     for (const auto& piece : pieces) {
-        const auto work_groups = work_groups_for(piece.length);
         partials_.setArg(0, piece.buffer);
         partials_.setArg(1, static_cast<cl_ulong>(piece.first));
         partials_.setArg(2, static_cast<cl_ulong>(piece.length));
-        partials_.setArg(3, rows_);
-        partials_.setArg(4, first_row);
-        launch(partials_, work_groups * work_group_size_);
-        first_row += work_groups;
+        // The caller's events hold back the first launch; the in-order queue, the rest.
+        events.emplace_back();
+        queue.enqueueNDRangeKernel(
+            partials_, cl::NullRange, cl::NDRange(work_groups_for(piece.length) * work_group_size_),
+            cl::NDRange(work_group_size_), events.size() == 1 ? wait : nullptr, &events.back());
     }
-    // One row (a short piece) is already the sum: no merge to launch.
-    if (first_row == 1)
-        return rows_;
-    merge_.setArg(0, rows_);
-    merge_.setArg(1, first_row);
-    merge_.setArg(2, merged_);
-    launch(merge_, work_group_size_);
-    return merged_;
+    return sum;
+} catch (const cl::Error&) {
+    // A launch that was not enqueued did not zero the next sum's row.
+    clear_sums();
+    throw;
 }
 
 ExactAccumulator ExactSum::accumulate(const cl::CommandQueue& queue,
@@ -151,7 +143,7 @@ ExactAccumulator ExactSum::accumulate(const cl::CommandQueue& queue,
     ExactAccumulator sum(type_);
     sum.add_row(row.data());
     const bool profiled = (queue.getInfo<CL_QUEUE_PROPERTIES>() & CL_QUEUE_PROFILING_ENABLE) != 0;
-    if (times != nullptr && profiled) {
+    if (times != nullptr && profiled && !events.empty()) {
         times->launch_us.clear();
         for (const auto& event : events)
             times->launch_us.push_back(command_us(event));

@@ -100,7 +100,7 @@ public:
 
     DataType type() const { return type_; }
     std::size_t work_group_size() const { return work_group_size_; }
-    /// The first pass's work-groups for a piece of `length` values: a few per compute unit,
+    /// The work-groups of the launch over a piece of `length` values: a few per compute unit,
     /// fewer for a short piece.
     std::size_t work_groups_for(std::uint64_t length) const;
     /// exact_sum.cl's build options: the type, the limbs, the unit, the layout.
@@ -128,24 +128,24 @@ public:
                       const std::vector<cl::Event>* wait = nullptr);
 
 private:
-    /// Enqueues the first pass over each piece and, for more than one row, the merge, each
-    /// launch's event appended to `events`; returns the buffer whose first row is the sum.
+    /// Enqueues a launch over each piece, each launch's event appended to `events`; returns
+    /// the row (of a sums_ buffer) that the launches add the sum into.
     const cl::Buffer& enqueue_row(const cl::CommandQueue& queue, const std::vector<Piece>& pieces,
                                   const std::vector<cl::Event>* wait,
                                   std::vector<cl::Event>& events);
+    /// Makes both rows of sums_ zeros again.
+    void clear_sums();
 
     DataType type_;
     cl::Context context_;
     cl::Device device_;
     std::size_t work_group_size_ = 0;
-    std::size_t work_groups_ = 0; // of the first pass over a long piece
+    std::size_t work_groups_ = 0; // of the launch over a long piece
     std::string build_options_;
     cl::Kernel partials_;
-    cl::Kernel merge_;
     cl::Kernel round_;
-    cl::Buffer rows_;
-    std::size_t rows_capacity_ = 0;
-    cl::Buffer merged_;
+    cl::Buffer sums_[2]; // one sum's row, and the next one's, zero (enqueue_row())
+    int next_sum_ = 0;
 };
 
 } // namespace clreduce
