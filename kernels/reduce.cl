@@ -119,7 +119,8 @@ accum_t sub_group_reduce_op(accum_t x);  // defined only when REDUCE_PATH_SUB_GR
 
 // A load of n = REDUCE_VALUES_PER_LOAD values and its quarters of 4. (The quarters are taken
 // through a union, not as the swizzles .s0123 ... .scdef: Oclgrind 21.10's check for
-// uninitialized values takes a swizzle's lanes past the fourth for undefined.)
+// uninitialized values takes a swizzle's lanes past the fourth for undefined. read4 halves a
+// load of 8 values by .lo and .hi, which it reads as defined.)
 typedef union {
     valuen_t all;
     value4_t quarter[REDUCE_VALUES_PER_LOAD / 4];
@@ -201,8 +202,8 @@ accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
 // buffers). The load is mapped a quarter (4 lanes) at a time, and the quarters are combined
 // lane by lane.
 accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
-    const quarters_t x = {loadn(in, v)};
 #if defined(REDUCE_COMBINE_VALUES)
+    const quarters_t x = {loadn(in, v)};
     // min and max of 1- and 2-byte integers, whose accumulator is wider (int8's is int64),
     // pick the load's extremes lane by lane in the values' own type, and their products
     // multiply in 32 bits (REDUCE_COMBINED int or uint), then only the lanes' results are
@@ -215,7 +216,15 @@ accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
     for (uint q = 1; q < REDUCE_VALUES_PER_LOAD / 4; ++q)
         folded = REDUCE_COMBINE_QUARTERS(op4_values, folded, convert_combined4(x.quarter[q]));
     return convert_accum4(folded);
+#elif REDUCE_VALUES_PER_LOAD == 8
+    // Halves as .lo and .hi, not through the union: so the float16 sum, whose load converts
+    // from a private copy (its row in types.cpp), took 180 us on an H100 at 2^28 where it
+    // took 187 to 194, whatever the load (docs/ops-and-types.md).
+    const valuen_t x = loadn(in, v);
+    const ulong i = 8 * v - first + start;
+    return REDUCE_COMBINE_QUARTERS(op4, map4(x.lo, i), map4(x.hi, i + 4));
 #else
+    const quarters_t x = {loadn(in, v)};
     const ulong i = REDUCE_VALUES_PER_LOAD * v - first + start;
     accum4_t folded = map4(x.quarter[0], i);
     for (uint q = 1; q < REDUCE_VALUES_PER_LOAD / 4; ++q)
