@@ -72,7 +72,8 @@ typedef REDUCE_VALUEN valuen_t;
 // A 4-vector of values or of 32-bit lanes converted to accumulators.
 #define convert_accum4 REDUCE_JOIN(convert_, REDUCE_ACCUM4)
 #if defined(REDUCE_COMBINE_VALUES)
-// What read4 combines a load's quarters in: the values' own type, else -D REDUCE_COMBINED.
+// What read4 combines a load's quarters in: the values' own type, else -D REDUCE_COMBINED
+// (int, for products).
 #if !defined(REDUCE_COMBINED)
 #define REDUCE_COMBINED REDUCE_VALUE
 #endif
@@ -205,13 +206,13 @@ accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
 #if defined(REDUCE_COMBINE_VALUES)
     const quarters_t x = {loadn(in, v)};
     // min and max of 1- and 2-byte integers, whose accumulator is wider (int8's is int64),
-    // pick the load's extremes lane by lane in the values' own type, and their products
-    // multiply in 32 bits (REDUCE_COMBINED int or uint), then only the lanes' results are
+    // pick the load's extremes lane by lane in the values' own type, and products of int8
+    // and int16 multiply in 32 bits (REDUCE_COMBINED int), then only the lanes' results are
     // converted: 4 conversions and 64-bit operations a load instead of 8 or 16. Both are
-    // exact: a lane's 4 1-byte or 2 2-byte values multiply to at most 2^28 (int8) or 2^30
-    // (int16) in magnitude, or less than 2^32 (unsigned), and the integer accumulator's
-    // product of those wraps around as the values' products one by one would. There is no
-    // map: a user's map turns this off, and min's and max's is the conversion.
+    // exact: a lane's 4 int8 or 2 int16 values multiply to at most 2^28 or 2^30 in
+    // magnitude, and the integer accumulator's product of those wraps around as the values'
+    // products one by one would. There is no map: a user's map turns this off, and min's and
+    // max's is the conversion.
     combined4_t folded = convert_combined4(x.quarter[0]);
     for (uint q = 1; q < REDUCE_VALUES_PER_LOAD / 4; ++q)
         folded = REDUCE_COMBINE_QUARTERS(op4_values, folded, convert_combined4(x.quarter[q]));

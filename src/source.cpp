@@ -85,22 +85,22 @@ bool is_signed(const TypeInfo& integer) {
 }
 
 /// The type in which read4 combines a load's quarters with op4_values() before it maps them,
-/// where it may: the values' own for min and max, which pick one of them; 32-bit integers for
-/// an integer product, in which a lane's 4 1-byte or 2 2-byte values multiply exactly (the
-/// integer accumulator's product of that wraps around as the values' one by one does). A
-/// product is an int where the values are signed, and where it converts to an int32
-/// accumulator, which must hold it (an unsigned destination wraps around, a signed one need
-/// not); else a uint, which holds 255^4 and 65535^2.
+/// where it may: the values' own for min and max, which pick one of them; int for an integer
+/// product of signed values, in which a lane's 4 int8 or 2 int16 values multiply exactly (at
+/// most 2^28 and 2^30 in magnitude), and the integer accumulator's product of that wraps
+/// around as the values' one by one does. A signed value widened to 64 bits makes each of its
+/// products a full 64-bit multiplication (the int8 product took 157 us on an H100 at 2^28,
+/// 107 so); an unsigned one's zero upper half makes them cheap, and the uint8 product,
+/// combined in a uint, ran 2% slower (docs/ops-and-types.md).
 const TypeInfo* combined_type(const TypeInfo& input, const TypeInfo& accumulator, const OpInfo& op,
                               Reads reads, bool mapped) {
     if (!combines_before_map(input, reads, mapped))
         return nullptr;
     if (picks_an_operand(op))
         return &input;
-    if (op.op != Op::prod || accumulator.floating())
-        return nullptr;
-    const bool signed_product = is_signed(input) || accumulator.type == DataType::int32;
-    return &info(signed_product ? DataType::int32 : DataType::uint32);
+    if (op.op == Op::prod && !accumulator.floating() && is_signed(input))
+        return &info(DataType::int32);
+    return nullptr;
 }
 
 /// The flags by which read4 combines a load's quarters before it maps them, where it may:
