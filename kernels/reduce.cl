@@ -67,6 +67,20 @@ typedef REDUCE_VALUE value_t;
 typedef REDUCE_VALUE4 value4_t;
 typedef REDUCE_VALUEN valuen_t;
 
+#define REDUCE_JOIN_(a, b) a##b
+#define REDUCE_JOIN(a, b) REDUCE_JOIN_(a, b)
+// A 4-vector of values or of 32-bit lanes converted to accumulators.
+#define convert_accum4 REDUCE_JOIN(convert_, REDUCE_ACCUM4)
+#if defined(REDUCE_COMBINE_VALUES)
+// What read4 combines a load's quarters in: the values' own type, else -D REDUCE_COMBINED
+// (int, for products).
+#if !defined(REDUCE_COMBINED)
+#define REDUCE_COMBINED REDUCE_VALUE
+#endif
+typedef REDUCE_JOIN(REDUCE_COMBINED, 4) combined4_t;
+#define convert_combined4 REDUCE_JOIN(convert_, REDUCE_JOIN(REDUCE_COMBINED, 4))
+#endif
+
 value_t load(global const input_t* in, ulong i);   // value i
 valuen_t loadn(global const input_t* in, ulong v); // values nv ... nv + n - 1, aligned
 accum_t map(value_t x, ulong i);                   // value x, whose index is i, to reduce
@@ -75,10 +89,11 @@ accum_t identity(void);                            // op(identity(), x) == x for
 accum4_t splat4(accum_t x);                        // x in every lane
 accum_t op(accum_t a, accum_t b);                  // associative and commutative
 accum4_t op4(accum4_t a, accum4_t b);              // op on each lane, as one vector instruction
-value4_t op4_values(value4_t a, value4_t b);       // op4 on values: defined only with
-                                                   // REDUCE_COMBINE_VALUES (read4)
-accum_t work_group_reduce_op(accum_t x);           // defined only when REDUCE_PATH_WORK_GROUP is
-accum_t sub_group_reduce_op(accum_t x);            // defined only when REDUCE_PATH_SUB_GROUP is
+#if defined(REDUCE_COMBINE_VALUES)
+combined4_t op4_values(combined4_t a, combined4_t b); // op4 on a load's quarters (read4)
+#endif
+accum_t work_group_reduce_op(accum_t x); // defined only when REDUCE_PATH_WORK_GROUP is
+accum_t sub_group_reduce_op(accum_t x);  // defined only when REDUCE_PATH_SUB_GROUP is
 
 // The fold's steps, named so that the mutation tests (test/test_mutants.cpp) can break one of
 // them, as a -D would, and check that validation notices; every other build takes these. Each
@@ -105,7 +120,8 @@ accum_t sub_group_reduce_op(accum_t x);            // defined only when REDUCE_P
 
 // A load of n = REDUCE_VALUES_PER_LOAD values and its quarters of 4. (The quarters are taken
 // through a union, not as the swizzles .s0123 ... .scdef: Oclgrind 21.10's check for
-// uninitialized values takes a swizzle's lanes past the fourth for undefined.)
+// uninitialized values takes a swizzle's lanes past the fourth for undefined. read4 halves a
+// load of 8 values by .lo and .hi, which it reads as defined.)
 typedef union {
     valuen_t all;
     value4_t quarter[REDUCE_VALUES_PER_LOAD / 4];
@@ -113,7 +129,29 @@ typedef union {
 
 #if !defined(REDUCE_INDEXING)
 
-#if defined(REDUCE_SUM_BYTES)
+#if defined(REDUCE_TEST_BYTES)
+
+// any and all of 1-byte values (int8, uint8, bool; -D REDUCE_TEST_BYTES, and REDUCE_TEST_ALL
+// for all) test a load's 16 bytes as four 32-bit words, a word a lane, where a test of each
+// byte widened to its own lane held them to 88% of the stream read on an H100
+// (docs/ops-and-types.md). A lane is 1 where the op of its word's bytes' x != 0 is true, else
+// 0: for any where the word is nonzero, for all where it has no zero byte. A word has one
+// exactly where (w - 0x01010101) & ~w & 0x80808080 is nonzero: the lowest zero byte borrows
+// into its own top bit, and no byte below it borrows.
+accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
+    const union {
+        valuen_t all;
+        uint4 words;
+    } x = {loadn(in, v)};
+#if defined(REDUCE_TEST_ALL)
+    const int4 tested = ((x.words - 0x01010101u) & ~x.words & 0x80808080u) == 0;
+#else
+    const int4 tested = x.words != 0;
+#endif
+    return convert_accum4(-tested); // a vector comparison gives -1 for true
+}
+
+#elif defined(REDUCE_SUM_BYTES)
 
 // Sums of 1-byte integers (int8, uint8, bool; -D REDUCE_SUM_BYTES, and REDUCE_SIGNED_BYTES for
 // int8) add a load's 16 bytes within 32-bit words before anything widens to the accumulator:
@@ -165,17 +203,30 @@ accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
 // buffers). The load is mapped a quarter (4 lanes) at a time, and the quarters are combined
 // lane by lane.
 accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
+#if defined(REDUCE_COMBINE_VALUES)
+    const quarters_t x = {loadn(in, v)};
+    // min and max of 1- and 2-byte integers, whose accumulator is wider (int8's is int64),
+    // pick the load's extremes lane by lane in the values' own type, and products of int8
+    // and int16 multiply in 32 bits (REDUCE_COMBINED int), then only the lanes' results are
+    // converted: 4 conversions and 64-bit operations a load instead of 8 or 16. Both are
+    // exact: a lane's 4 int8 or 2 int16 values multiply to at most 2^28 or 2^30 in
+    // magnitude, and the integer accumulator's product of those wraps around as the values'
+    // products one by one would. There is no map: a user's map turns this off, and min's and
+    // max's is the conversion.
+    combined4_t folded = convert_combined4(x.quarter[0]);
+    for (uint q = 1; q < REDUCE_VALUES_PER_LOAD / 4; ++q)
+        folded = REDUCE_COMBINE_QUARTERS(op4_values, folded, convert_combined4(x.quarter[q]));
+    return convert_accum4(folded);
+#elif REDUCE_VALUES_PER_LOAD == 8
+    // Halves as .lo and .hi, not through the union: so the float16 sum, whose load converts
+    // from a private copy (its row in types.cpp), took 180 us on an H100 at 2^28 where it
+    // took 187 to 194, whatever the load (docs/ops-and-types.md).
+    const valuen_t x = loadn(in, v);
+    const ulong i = 8 * v - first + start;
+    return REDUCE_COMBINE_QUARTERS(op4, map4(x.lo, i), map4(x.hi, i + 4));
+#else
     const quarters_t x = {loadn(in, v)};
     const ulong i = REDUCE_VALUES_PER_LOAD * v - first + start;
-#if defined(REDUCE_COMBINE_VALUES)
-    // min and max of 1- and 2-byte integers, whose accumulator is wider (int8's is int64),
-    // pick the load's extremes lane by lane in the values' own type, which is exact, and map
-    // only those: 4 conversions and 64-bit comparisons a load instead of 8 or 16.
-    value4_t folded = x.quarter[0];
-    for (uint q = 1; q < REDUCE_VALUES_PER_LOAD / 4; ++q)
-        folded = REDUCE_COMBINE_QUARTERS(op4_values, folded, x.quarter[q]);
-    return map4(folded, i);
-#else
     accum4_t folded = map4(x.quarter[0], i);
     for (uint q = 1; q < REDUCE_VALUES_PER_LOAD / 4; ++q)
         folded = REDUCE_COMBINE_QUARTERS(op4, folded, map4(x.quarter[q], i + 4 * q));

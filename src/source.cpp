@@ -79,19 +79,59 @@ bool picks_an_operand(const OpInfo& op) {
     return op.rounding == Rounding::none && !op.indexed && !op.map;
 }
 
-/// The flags by which read4 combines a load's quarters before it maps them, where it may: in
-/// the values' own type for min and max (REDUCE_COMBINE_VALUES, with op4_values()), as bytes
-/// in 32-bit words for a sum of 1-byte values (REDUCE_SUM_BYTES; REDUCE_SIGNED_BYTES for
-/// int8's); else none.
-std::string quarter_options(const TypeInfo& input, Op op, Reads reads, bool mapped) {
+/// Whether the integer type is signed: its unsigned twin is another type.
+bool is_signed(const TypeInfo& integer) {
+    return std::string(integer.cl_value) != integer.wrapping;
+}
+
+/// The type in which read4 combines a load's quarters with op4_values() before it maps them,
+/// where it may: the values' own for min and max, which pick one of them; int for an integer
+/// product of signed values, in which a lane's 4 int8 or 2 int16 values multiply exactly (at
+/// most 2^28 and 2^30 in magnitude), and the integer accumulator's product of that wraps
+/// around as the values' one by one does. A signed value widened to 64 bits makes each of its
+/// products a full 64-bit multiplication (the int8 product took 157 us on an H100 at 2^28,
+/// 107 so); an unsigned one's zero upper half makes them cheap, and the uint8 product,
+/// combined in a uint, ran 2% slower (docs/ops-and-types.md).
+const TypeInfo* combined_type(const TypeInfo& input, const TypeInfo& accumulator, const OpInfo& op,
+                              Reads reads, bool mapped) {
     if (!combines_before_map(input, reads, mapped))
+        return nullptr;
+    if (picks_an_operand(op))
+        return &input;
+    if (op.op == Op::prod && !accumulator.floating() && is_signed(input))
+        return &info(DataType::int32);
+    return nullptr;
+}
+
+/// The flags by which read4 combines a load's quarters before it maps them, where it may:
+/// with op4_values() (REDUCE_COMBINE_VALUES, and REDUCE_COMBINED where that is not in the
+/// values' type: combined_type()), as bytes in 32-bit words for a sum of 1-byte values
+/// (REDUCE_SUM_BYTES; REDUCE_SIGNED_BYTES for int8's) and for their any and all
+/// (REDUCE_TEST_BYTES; REDUCE_TEST_ALL for all); else none.
+std::string quarter_options(const TypeInfo& input, const TypeInfo& accumulator, Op op, Reads reads,
+                            bool mapped) {
+    if (const auto* combined = combined_type(input, accumulator, info(op), reads, mapped))
+        return std::string(" -D REDUCE_COMBINE_VALUES") +
+               (combined == &input ? "" : " -D REDUCE_COMBINED=" + std::string(combined->cl_value));
+    if (!combines_before_map(input, reads, mapped) || input.size != 1)
         return "";
-    if (picks_an_operand(info(op)))
-        return " -D REDUCE_COMBINE_VALUES";
-    if (op != Op::sum || input.size != 1)
+    if (op == Op::any || op == Op::all)
+        return std::string(" -D REDUCE_TEST_BYTES") + (op == Op::all ? " -D REDUCE_TEST_ALL" : "");
+    if (op != Op::sum)
         return "";
     return std::string(" -D REDUCE_SUM_BYTES") +
-           (input.type == DataType::int8 ? " -D REDUCE_SIGNED_BYTES" : "");
+           (is_signed(input) ? " -D REDUCE_SIGNED_BYTES" : "");
+}
+
+/// op4_values(), where read4 combines a load's quarters with it (combined_type()).
+std::string quarters_op(const OpInfo& op, const TypeInfo& input, const TypeInfo& accumulator,
+                        Reads reads, bool mapped) {
+    const auto* combined = combined_type(input, accumulator, op, reads, mapped);
+    if (!combined)
+        return "";
+    const std::string vector = std::string(combined->cl_value) + "4";
+    return vector + " op4_values(" + vector + " a, " + vector + " b) { return " +
+           combination(op, *combined, "4") + "; }\n";
 }
 
 /// load() and loadn(): the row's, else an element and a vector of the buffer.
@@ -224,7 +264,8 @@ std::string type_options(DataType input, DataType accumulator, Op op, Reads read
            " -D REDUCE_VALUE4=" + (pairs ? "accum4_t" : value + "4") +
            " -D REDUCE_VALUEN=" + (pairs ? "accum4_t" : value + per_load) +
            " -D REDUCE_VALUES_PER_LOAD=" + per_load + " -D REDUCE_ACCUM=" + accum +
-           " -D REDUCE_ACCUM4=" + accum + "4" + quarter_options(in, op, reads, mapped);
+           " -D REDUCE_ACCUM4=" + accum + "4" +
+           quarter_options(in, info(accumulator), op, reads, mapped);
 }
 
 std::string op_definitions(Op op, Path path, DataType input, DataType accumulator,
@@ -238,9 +279,7 @@ std::string op_definitions(Op op, Path path, DataType input, DataType accumulato
     text += maps(row, info(input), accum, user.map, reads);
     text += combinations(op, accumulator, user);
     text += lead_conditions(row, accum, reads);
-    if (picks_an_operand(row) && combines_before_map(info(input), reads, !user.map.empty()))
-        text += "value4_t op4_values(value4_t a, value4_t b) { return " +
-                combination(row, info(input), "4") + "; }\n";
+    text += quarters_op(row, info(input), accum, reads, !user.map.empty());
     if (path == Path::work_group)
         text += collective_relay("work_group", accum, row);
     if (path == Path::sub_group)

@@ -133,7 +133,8 @@ const std::vector<Combination>& wide_loads() {
         const bool sums = op == Op::sum && (type == DataType::int8 || type == DataType::uint8 ||
                                             type == DataType::int16 || type == DataType::float16 ||
                                             type == DataType::bfloat16);
-        return sums || (op == Op::min && (type == DataType::int8 || type == DataType::int16));
+        return sums || (op == Op::min && (type == DataType::int8 || type == DataType::int16)) ||
+               (op == Op::prod && type == DataType::int8);
     });
     return all;
 }

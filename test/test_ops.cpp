@@ -8,6 +8,7 @@
 #include "device_targets.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 using namespace clreduce;
@@ -81,6 +82,45 @@ TEST_CASE("every op reduces every type like the host reference, on every path an
                                    << result_text(recipe.op, device) << ", host "
                                    << result_text(recipe.op, host));
                     CHECK(same_value(device, host));
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("any and all of bytes find the one value that decides them, wherever a load has it",
+          "[device][ops]") {
+    // Bytes are tested a 32-bit word at a time (REDUCE_TEST_BYTES): the deciding byte in each
+    // place of a load of 16, in the head and the tail, and with its top bit alone set.
+    for (const auto& combination : every_op_and_type()) {
+        const auto& recipe = combination.recipe;
+        const bool any = recipe.op == Op::any;
+        if (info(recipe.type).size != 1 || (!any && recipe.op != Op::all) ||
+            recipe.finish != Finish::passes)
+            continue;
+        DYNAMIC_SECTION(combination.name()) {
+            const auto& target = *combination.target;
+            const auto reducer = make_reducer(target, recipe);
+            REQUIRE(reducer);
+            const std::uint64_t length = 1003;
+            const std::uint8_t deciding = recipe.type == DataType::boolean ? 1 : 0x80;
+            for (std::uint64_t place = 0; place < length; place += place < 40 ? 1 : 241) {
+                // any: zeros but one; all: nonzero but one zero.
+                std::vector<std::uint8_t> bytes(length, any ? 0 : deciding);
+                bytes[place] = any ? deciding : 0;
+                const auto values = visit_type(recipe.type, [&](auto zero) -> HostValues {
+                    std::vector<decltype(zero)> typed(length);
+                    if constexpr (sizeof zero == 1)
+                        std::memcpy(static_cast<void*>(typed.data()), bytes.data(), length);
+                    return typed;
+                });
+                const auto input = upload(target.queue, values);
+                for (const std::uint64_t first : {std::uint64_t{0}, std::uint64_t{3}}) {
+                    const auto count = length - first;
+                    const auto device = reducer->reduce(target.queue.queue, input, first, count);
+                    INFO("place " << place << ", values " << first << " + " << count);
+                    CHECK(result_text(recipe.op, device) ==
+                          ((any == (place >= first)) ? "true" : "false"));
                 }
             }
         }

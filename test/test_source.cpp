@@ -123,9 +123,10 @@ TEST_CASE("values are loaded by their row and mapped to the accumulator", "[sour
           "REDUCE_ACCUM4=float4");
 }
 
-TEST_CASE("narrow integers' loads combine before their map: sums of bytes in words, min and "
-          "max in the values' type, unless a map changes each value",
-          "[source]") {
+TEST_CASE(
+    "narrow integers' loads combine before their map: sums, any and all of bytes in words, "
+    "min and max in the values' type, signed products in 32 bits, unless a map changes each value",
+    "[source]") {
     using T = DataType;
     struct Case {
         DataType type, accumulator;
@@ -138,6 +139,9 @@ TEST_CASE("narrow integers' loads combine before their map: sums of bytes in wor
     const std::string bytes = " -D REDUCE_SUM_BYTES";
     const std::string signed_bytes = " -D REDUCE_SUM_BYTES -D REDUCE_SIGNED_BYTES";
     const std::string in_values = " -D REDUCE_COMBINE_VALUES";
+    const std::string in_int = " -D REDUCE_COMBINE_VALUES -D REDUCE_COMBINED=int";
+    const std::string any_bytes = " -D REDUCE_TEST_BYTES";
+    const std::string all_bytes = " -D REDUCE_TEST_BYTES -D REDUCE_TEST_ALL";
     const Case cases[] = {
         {T::int8, T::int64, Op::sum, values, false, signed_bytes.c_str()},
         {T::int8, T::int32, Op::sum, values, false, signed_bytes.c_str()},
@@ -149,8 +153,16 @@ TEST_CASE("narrow integers' loads combine before their map: sums of bytes in wor
         {T::int8, T::int64, Op::max, values, false, in_values.c_str()},
         {T::uint16, T::uint64, Op::nanmin, values, false, in_values.c_str()},
         {T::int16, T::int64, Op::min, values, true, ""},
-        {T::int16, T::int64, Op::prod, values, false, ""},
-        {T::int8, T::uint32, Op::any, values, false, ""},
+        {T::int16, T::int64, Op::prod, values, false, in_int.c_str()},
+        {T::int8, T::int64, Op::prod, values, false, in_int.c_str()},
+        {T::int8, T::uint32, Op::prod, values, false, in_int.c_str()},
+        {T::uint8, T::uint64, Op::prod, values, false, ""},
+        {T::boolean, T::uint64, Op::prod, values, false, ""},
+        {T::int8, T::float32, Op::prod, values, false, ""},
+        {T::int8, T::int64, Op::prod, values, true, ""},
+        {T::int8, T::uint32, Op::any, values, false, any_bytes.c_str()},
+        {T::boolean, T::uint32, Op::all, values, false, all_bytes.c_str()},
+        {T::int16, T::uint32, Op::any, values, false, ""},
         {T::int16, T::int16, Op::argmax, values, false, ""},
         {T::float16, T::float32, Op::max, values, false, ""},
         {T::int32, T::int32, Op::max, values, false, ""},
@@ -164,8 +176,10 @@ TEST_CASE("narrow integers' loads combine before their map: sums of bytes in wor
         CHECK(options.substr(options.find(accumulator_flag) + accumulator_flag.size()) == c.flags);
     }
     const auto max = op_definitions(Op::max, Path::tree, DataType::int16, DataType::int64);
-    CHECK_THAT(max, Catch::Contains("value4_t op4_values(value4_t a, value4_t b) { return max(a, "
-                                    "b); }"));
+    CHECK_THAT(max, Catch::Contains("short4 op4_values(short4 a, short4 b) { return max(a, b); }"));
+    const auto prod = op_definitions(Op::prod, Path::tree, DataType::int8, DataType::int64);
+    CHECK_THAT(prod, Catch::Contains("int4 op4_values(int4 a, int4 b) { return "
+                                     "as_int4(as_uint4(a) * as_uint4(b)); }"));
     const auto mapped =
         op_definitions(Op::max, Path::tree, DataType::int16, DataType::int64, {"", "", "x * x"});
     CHECK_THAT(mapped, !Catch::Contains("op4_values"));
