@@ -5,6 +5,7 @@
 #include "detail/capabilities.hpp"
 #include "detail/reference.hpp"
 #include "partition.hpp"
+#include "place.hpp"
 #include "slice.hpp"
 #include "tool/axis_results.hpp"
 #include "tool/failure.hpp"
@@ -150,10 +151,7 @@ void print_report(std::ostream& out, const Options& options, const AxisLayout& l
 
 int axes_across_ranks(const Options& options, const std::optional<InputFile>& file,
                       const Agreement& agree, int node_rank, std::ostream& out) {
-    int rank = 0;
-    int ranks = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    const auto world = place_in(MPI_COMM_WORLD);
     AxisLayout layout;
     RankPart part;
     PartResults mine;
@@ -162,7 +160,7 @@ int axes_across_ranks(const Options& options, const std::optional<InputFile>& fi
             throw Failure(ExitCode::usage, "clreduce-mpi --axis runs once: no --iterations");
         layout = layout_of(array_shape(options, file ? std::optional(file->shape()) : std::nullopt),
                            options, file.has_value());
-        part = part_of(layout, ranks, rank);
+        part = part_of(layout, world.ranks, world.rank);
         if (part.results(layout) > INT_MAX)
             throw Failure(ExitCode::unsupported,
                           "clreduce-mpi --axis: " + std::to_string(part.results(layout)) +
@@ -173,13 +171,13 @@ int axes_across_ranks(const Options& options, const std::optional<InputFile>& fi
     const auto count = static_cast<int>(part.results(layout));
     std::vector<unsigned char> whole;
     if (part.split_rows) {
-        whole.resize(rank == 0 ? mine.bytes.size() : 0);
+        whole.resize(world.rank == 0 ? mine.bytes.size() : 0);
         combiner.reduce_to_root(mine.bytes.data(), whole.data(), count, MPI_COMM_WORLD);
     } else {
         whole = combiner.gather_to_root(mine.bytes.data(), count, MPI_COMM_WORLD);
     }
     agree.stage([&] {
-        if (rank != 0)
+        if (world.rank != 0)
             return;
         SegmentedResult result;
         result.shape = layout.result;
@@ -192,7 +190,7 @@ int axes_across_ranks(const Options& options, const std::optional<InputFile>& fi
                      layout.length, values.origin);
         if (!options.output.empty())
             write_npy(options.output, options, result);
-        print_report(out, options, layout, ranks, combiner, result);
+        print_report(out, options, layout, world.ranks, combiner, result);
         out.flush();
     });
     return 0;

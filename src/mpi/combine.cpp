@@ -1,6 +1,7 @@
 #include "combine.hpp"
 
 #include "detail/reference.hpp"
+#include "place.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -94,10 +95,7 @@ Reduction Combiner::reduce_to_root(const Reduction& mine, MPI_Comm comm,
     std::visit([&](const auto& held) { std::memcpy(own, &held, sizeof held); }, mine.value);
     if (mine.index)
         std::memcpy(own + sizeof(std::int64_t), &*mine.index, sizeof(std::int64_t));
-    int rank = 0;
-    int ranks = 0;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &ranks);
+    const auto [rank, ranks] = place_in(comm);
     const auto result_of = [&](const unsigned char* bytes) {
         Reduction result;
         result.value = scalar_from_bytes(type_, bytes);
@@ -126,10 +124,7 @@ void Combiner::reduce_to_root(const void* mine, void* combined, int count, MPI_C
 
 std::vector<unsigned char> Combiner::gather_to_root(const void* mine, int count,
                                                     MPI_Comm comm) const {
-    int rank = 0;
-    int ranks = 0;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &ranks);
+    const auto [rank, ranks] = place_in(comm);
     std::vector<int> counts(rank == 0 ? ranks : 0);
     MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
     std::vector<int> displacements(counts.size());
