@@ -60,7 +60,9 @@ Combiner::Combiner(DataType accumulator, Op op)
     : type_(accumulator)
     , indexed_(info(op).indexed)
     , on_device_(op == Op::custom) {
-    if (on_device_) {
+    if (on_device_) { // its results gathered as bytes
+        MPI_Type_contiguous(static_cast<int>(info(accumulator).size), MPI_BYTE, &datatype_);
+        MPI_Type_commit(&datatype_);
         datatype_name_ = "MPI_Gather to rank 0 of each rank's " + name_of(accumulator);
         op_name_ = "combined there by the user's op on its device";
         return;
@@ -80,10 +82,9 @@ Combiner::Combiner(DataType accumulator, Op op)
 }
 
 Combiner::~Combiner() {
-    if (on_device_)
-        return;
-    MPI_Op_free(&op_);
-    if (indexed_)
+    if (!on_device_)
+        MPI_Op_free(&op_);
+    if (indexed_ || on_device_)
         MPI_Type_free(&datatype_);
 }
 

@@ -171,27 +171,6 @@ SegmentedResult reduce_shares(std::vector<Share>& shares, const Options& options
     return whole;
 }
 
-/// Each result's reference: the host's reduction where it evaluates the op and the map, else
-/// the whole-array check's (reference_for()): the same definitions in index order, on the
-/// first device, over each result's values gathered in memory order, so that a map's i is the
-/// value's index along the reduced axes there too.
-std::vector<Reference> references_of(const Options& options, const SelectedDevice& device,
-                                     const ValuesView& values, const Shape& shape) {
-    if (options.exact) // the exact sum rounded once, which the device must give bit for bit
-        return axis_references(values, shape, options.axes, [](const ValuesView& segment) {
-            return Reference{exact_host_sum(segment), "exact"};
-        });
-    const auto map = host_map(options.user.map);
-    if (map && options.op != Op::custom)
-        return host_reduce_axes(options.op, values, shape, options.axes, options.accumulate, *map);
-    DeviceQueue queues(device.device);
-    Reducer reducer(queues.context, device.device,
-                    recipe_for(options, query_report(device.device), Finish::passes));
-    return axis_references(values, shape, options.axes, [&](const ValuesView& segment) {
-        return reference_for(reducer, queues.queue, {segment});
-    });
-}
-
 /// --exact sums each result on the device from a gathered copy of its values, so not with
 /// --host-input.
 void refuse_streaming(const Options& options) {
@@ -273,8 +252,9 @@ ExitCode run_axes(const std::vector<SelectedDevice>& devices, const Options& opt
     for (const auto& step : steps)
         length *= step.length;
     if (options.check)
-        refuse_wrong(options, result, references_of(options, devices.front(), values, shape),
-                     length, values.origin);
+        refuse_wrong(options, result,
+                     axis_references_of(options, devices.front().device, values, shape), length,
+                     values.origin);
     if (!options.output.empty())
         write_npy(options.output, options, result);
     if (options.format == Format::json)
