@@ -31,7 +31,7 @@ struct StreamedRun {
 /// whose memory is the host's.
 bool reads_in_place(const DeviceReport& report);
 
-/// Whether the device may take `data` as a buffer's start (CL_USE_HOST_PTR): it assumes
+/// Whether the device may take `data` as a buffer's start (CL_MEM_USE_HOST_PTR): it assumes
 /// CL_DEVICE_MEM_BASE_ADDR_ALIGN of every buffer, and the kernels' vector loads rely on it.
 bool starts_aligned(const DeviceReport& report, const void* data);
 
