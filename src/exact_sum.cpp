@@ -7,6 +7,7 @@
 #include "detail/capabilities.hpp"
 #include "detail/profiling.hpp"
 #include "detail/program.hpp"
+#include "detail/reference.hpp"
 #include "detail/source.hpp"
 
 #include <algorithm>
@@ -167,6 +168,41 @@ cl::Event ExactSum::enqueue(const cl::CommandQueue& queue, const std::vector<Pie
     return rounded;
 } catch (const cl::Error& error) {
     throw Error(error);
+}
+
+cl::Event ExactSum::enqueue_runs(const cl::CommandQueue& queue, const GatheredRuns& runs,
+                                 const cl::Buffer& result, std::uint64_t offset,
+                                 std::vector<cl::Event>* sums) try {
+    // OpenCL has no buffer of 0 bytes: runs of no values take one of a value. Only read.
+    const auto input =
+        runs.bytes.empty()
+            ? cl::Buffer(context_, CL_MEM_READ_ONLY, info(type_).size)
+            : cl::Buffer(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, runs.bytes.size(),
+                         const_cast<unsigned char*>(runs.bytes.data()));
+    cl::Event last;
+    if (runs.results == 0) // nothing to sum: an event still to chain on
+        queue.enqueueMarkerWithWaitList(nullptr, &last);
+    for (std::uint64_t k = 0; k < runs.results; ++k) {
+        last = enqueue(queue, {{input, runs.length, k * runs.length}}, result, offset + k);
+        if (sums)
+            sums->push_back(last);
+    }
+    return last;
+} catch (const cl::Error& error) {
+    throw Error(error);
+}
+
+GatheredRuns gather_along_axes(const ValuesView& values, const Shape& shape,
+                               const std::vector<int>& axes) {
+    const auto offsets = axis_offsets(shape, axes);
+    GatheredRuns runs;
+    runs.results = offsets.results.size();
+    runs.length = offsets.reduced.size();
+    const auto run_bytes = runs.length * info(values.type).size;
+    runs.bytes.resize(runs.results * run_bytes);
+    for (std::size_t k = 0; k < offsets.results.size(); ++k)
+        gather_result(values, offsets, k, runs.bytes.data() + k * run_bytes);
+    return runs;
 }
 
 } // namespace clreduce

@@ -199,6 +199,33 @@ std::vector<AxisLayout> axis_steps(const Shape& shape, const std::vector<int>& a
     return steps;
 }
 
+StepGroups first_step_groups(const Shape& shape, const std::vector<int>& axes) {
+    const auto sorted = memory_axes(shape, axes, true);
+    const auto extents = memory_extents(shape);
+    // The first step's run: the innermost adjacent reduced axes, from `begin` on.
+    auto begin = sorted.size() - 1;
+    while (begin > 0 && sorted[begin - 1] + 1 == sorted[begin])
+        --begin;
+    const auto length = product(extents, sorted[begin], sorted.back() + 1);
+    // A group: the blocks between the last reduced axis before the run and the run.
+    const auto outer = begin == 0 ? 0 : sorted[begin - 1] + 1;
+    StepGroups groups{product(extents, outer, sorted[begin]), {0}};
+    // Each axis before, the outermost first: a reduced one numbers its positions among the
+    // result's values, a kept one repeats the numbers.
+    for (std::size_t axis = 0; axis < outer; ++axis) {
+        const bool reduced = std::binary_search(sorted.begin(), sorted.end(), axis);
+        std::vector<std::uint64_t> grown;
+        grown.reserve(groups.index_bases.size() * extents[axis]);
+        for (const auto base : groups.index_bases)
+            for (std::uint64_t k = 0; k < extents[axis]; ++k)
+                grown.push_back(reduced ? base * extents[axis] + k : base);
+        groups.index_bases = std::move(grown);
+    }
+    for (auto& base : groups.index_bases)
+        base *= length;
+    return groups;
+}
+
 AxisOffsets axis_offsets(const Shape& shape, const std::vector<int>& axes) {
     const auto sorted = memory_axes(shape, axes, true);
     const auto extents = memory_extents(shape);

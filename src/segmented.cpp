@@ -161,6 +161,20 @@ void SegmentedReducer::enqueue_step(const cl::CommandQueue& queue, const AxisLay
     }
 }
 
+void SegmentedReducer::enqueue_map_step(const cl::CommandQueue& queue, const StepGroups& groups,
+                                        const AxisLayout& layout, const Source& in,
+                                        const cl::Buffer& out, const std::vector<cl::Event>& wait,
+                                        std::vector<cl::Event>& launched) {
+    auto group = layout;
+    group.blocks = groups.blocks;
+    for (std::size_t g = 0; g < groups.index_bases.size(); ++g) {
+        const Source part{in.buffer, in.first + g * group.blocks * group.length * group.inner,
+                          in.partials, in.index_base + groups.index_bases[g]};
+        enqueue_step(queue, group, part, out, g * group.blocks * group.inner,
+                     launched.empty() ? wait : std::vector<cl::Event>{}, launched);
+    }
+}
+
 cl::Event SegmentedReducer::enqueue_reduce_axes(
     const cl::CommandQueue& queue, const cl::Buffer& input, std::uint64_t first, const Shape& shape,
     const std::vector<int>& axes, const cl::Buffer& result, std::uint64_t result_index,
@@ -189,10 +203,10 @@ cl::Event SegmentedReducer::enqueue_axes(const cl::CommandQueue& queue, const So
     require_holds(input.buffer, input.first, shape.values(),
                   input.partials ? accumulator_size() : info(policy_->recipe.type).size, "input");
     require_holds(result, result_index, steps.back().results(), accumulator_size(), "result");
-    if (steps.size() > 1 && (info(policy_->recipe.op).indexed || !policy_->recipe.user.map.empty()))
+    if (steps.size() > 1 && info(policy_->recipe.op).indexed)
         throw Error(Errc::unsupported,
                     "axes apart in memory are reduced one run of adjacent axes after another, "
-                    "and the index of argmin, argmax and a map's i counts along one run");
+                    "and the index of argmin and argmax counts along one run");
     // Each step but the last leaves its results, accumulators, for the next to read.
     std::vector<cl::Event> launched;
     Source from = input;
@@ -202,8 +216,12 @@ cl::Event SegmentedReducer::enqueue_axes(const cl::CommandQueue& queue, const So
             last ? result
                  : cl::Buffer(context_, CL_MEM_READ_WRITE,
                               std::max<std::uint64_t>(1, steps[k].results()) * accumulator_size());
-        enqueue_step(queue, steps[k], from, to, last ? result_index : 0,
-                     launched.empty() ? wait : std::vector<cl::Event>{}, launched);
+        if (k == 0 && steps.size() > 1 && !policy_->recipe.user.map.empty())
+            enqueue_map_step(queue, first_step_groups(shape, axes), steps[k], from, to, wait,
+                             launched);
+        else
+            enqueue_step(queue, steps[k], from, to, last ? result_index : 0,
+                         launched.empty() ? wait : std::vector<cl::Event>{}, launched);
         from = {to, 0, true, 0};
     }
     if (launched.empty()) { // no results: nothing to do but what the caller waits for

@@ -19,14 +19,6 @@ namespace {
 
 constexpr std::size_t staging_buffers = StreamStaging::count;
 
-/// Whether the device may take `data` as a buffer's start: it assumes
-/// CL_DEVICE_MEM_BASE_ADDR_ALIGN of every buffer, and the kernel's vector loads rely on it.
-bool aligned_for(const DeviceReport& report, const void* data) {
-    return reinterpret_cast<std::uintptr_t>(data) %
-               std::max<std::uint64_t>(report.base_address_align, 1) ==
-           0;
-}
-
 /// Values per CL_DEVICE_MEM_BASE_ADDR_ALIGN: a chunk read in place that is a multiple of it
 /// starts where a buffer of the device would, so the kernel's vector view of it is aligned.
 std::uint64_t in_place_alignment(const Reducer& reducer) {
@@ -179,6 +171,12 @@ std::uint64_t layout_chunk(std::uint64_t requested, std::uint64_t length,
     return std::min(aligned, length);
 }
 
+bool starts_aligned(const DeviceReport& report, const void* data) {
+    return reinterpret_cast<std::uintptr_t>(data) %
+               std::max<std::uint64_t>(report.base_address_align, 1) ==
+           0;
+}
+
 bool reads_in_place(const DeviceReport& report) {
     return (report.type & CL_DEVICE_TYPE_CPU) != 0;
 }
@@ -245,7 +243,8 @@ HostStream::HostStream(Reducer& reducer, const cl::CommandQueue& queue, const Va
                        std::uint64_t chunk, bool in_place, std::shared_ptr<StreamStaging> staging,
                        std::uint64_t start) try
     : HostStream(reducer, queue, start, values.length, chunk,
-                 in_place && aligned_for(reducer.report(), values.data), true, std::move(staging)) {
+                 in_place && starts_aligned(reducer.report(), values.data), true,
+                 std::move(staging)) {
     origin_ = values.origin;
     values_per_block_ = values.length;
     // Never written: the device's buffers over it are read-only.

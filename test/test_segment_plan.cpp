@@ -92,6 +92,28 @@ TEST_CASE("axes apart become steps, the innermost run of adjacent axes first", "
     CHECK_THROWS(axis_steps(Shape{{2, 3, 4}}, {0, -3}));
 }
 
+TEST_CASE("a map along axes apart launches the first step once for each index base",
+          "[segment_plan]") {
+    using Bases = std::vector<std::uint64_t>;
+    // (2, 3, 4) along 0 and 2: value (a, b, c) is result b's a * 4 + c-th, so each a is a
+    // group of 3 blocks (the b) from index a * 4.
+    const auto middle = first_step_groups(Shape{{2, 3, 4}}, {0, 2});
+    CHECK(middle.blocks == 3);
+    CHECK(middle.index_bases == Bases{0, 4});
+    // Kept axes before the reduced ones repeat the bases; each group is one block here.
+    const auto four = first_step_groups(Shape{{2, 3, 4, 5}}, {1, 3});
+    CHECK(four.blocks == 4);
+    CHECK(four.index_bases == Bases{0, 5, 10, 0, 5, 10});
+    // Fortran order: axis 0 is the innermost run.
+    const auto fortran = first_step_groups(Shape{{2, 3, 4}, Order::fortran}, {0, 2});
+    CHECK(fortran.blocks == 3);
+    CHECK(fortran.index_bases == Bases{0, 2, 4, 6});
+    // Adjacent axes: one group of every block.
+    const auto adjacent = first_step_groups(Shape{{2, 3, 4}}, {1, 2});
+    CHECK(adjacent.blocks == 2);
+    CHECK(adjacent.index_bases == Bases{0});
+}
+
 TEST_CASE("shapes choose the kernel, the team and the split", "[segment_plan]") {
     const auto plan = [](std::uint64_t rows, std::uint64_t columns, int axis) {
         return plan_axis(axis_layout(Shape{{rows, columns}}, {axis}), gpu());

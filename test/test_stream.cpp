@@ -1,12 +1,16 @@
 // Device tests of the host-input pipeline: chunks copied through the device buffers in
-// turn, and chunks read in place, at chunk sizes that put the boundaries anywhere.
+// turn, and chunks read in place, at chunk sizes that put the boundaries anywhere; whole
+// arrays (HostStream) and along axes (AxisStream).
 
 #include "catch_compat.hpp"
+#include "clreduce/errors.hpp"
 #include "clreduce/stream.hpp"
 #include "detail/reference.hpp"
 #include "device_targets.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <future>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -148,6 +152,102 @@ TEST_CASE("a stream into a wider accumulator keeps every chunk's partials in its
                 CHECK(stream.reduce(length).reduction.value == expected);
             }
         }
+    }
+}
+
+TEST_CASE("an array streamed along axes gives the host's results, copied or in place, any chunk",
+          "[device][stream]") {
+    // Chunks of whole blocks (an axis that keeps rows), of rows of a reduced leading axis (their
+    // partial arrays combined, argmax's index and a map's i counted along the whole axis), and
+    // axes apart (the first step streamed, the later ones reading its partials): each result
+    // against the host's reduction of its values.
+    Recipe sum, argmax, mapped;
+    argmax.type = mapped.type = DataType::int8; // ties: the first index must win
+    argmax.op = Op::argmax;
+    mapped.op = Op::custom;
+    mapped.user = {"a + b", "0", "(accum_t)x * (accum_t)i"};
+    mapped.accumulate = DataType::int64;
+    std::vector<std::pair<Shape, std::vector<int>>> cases;
+    const auto add = [&](std::vector<std::uint64_t> extents, std::vector<int> axes,
+                         Order order = Order::c) {
+        cases.emplace_back(Shape{std::move(extents), order}, std::move(axes));
+    };
+    add({100, 37}, {1});
+    add({100, 37}, {0});
+    add({5, 37, 41}, {1});
+    add({100003}, {0});
+    add({37, 100}, {1}, Order::fortran);
+    add({4, 5, 6}, {0, 2});
+    add({6, 5, 7, 3}, {-1, 1});
+    add({3, 4, 5}, {0, 2}, Order::fortran);
+    for (auto& target : devices_under_test())
+        for (const auto& recipe : {sum, argmax, mapped}) {
+            INFO("device '" << target.report.name << "', " << name_of(recipe.op));
+            SegmentedReducer reducer(target.queue.context, target.queue.device, recipe);
+            for (const auto& [shape, axes] : cases) {
+                if (axis_steps(shape, axes).size() > 1 && recipe.op == Op::argmax)
+                    continue; // refused along axes apart (below)
+                const auto values = random_values(recipe.type, Op::sum, shape.values(), 13);
+                const auto whole = upload(target.queue, values);
+                // Page-aligned, so that a CPU device reads it in place.
+                const auto bytes = shape.values() * info(recipe.type).size;
+                const std::unique_ptr<void, void (*)(void*)> aligned(
+                    std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096), std::free);
+                std::memcpy(aligned.get(), ValuesView(values).data, bytes);
+                const ValuesView view(recipe.type, aligned.get(), shape.values(), Origin::drawn);
+                // The reducer's own on the whole buffer, itself checked against the host.
+                const auto expected =
+                    reducer.reduce_axes(target.queue.queue, whole, 0, shape, axes);
+                if (recipe.op == Op::sum)
+                    for (std::size_t k = 0; k < expected.values.size(); ++k)
+                        REQUIRE(
+                            same_value(expected.values[k],
+                                       host_reduce_axes(Op::sum, values, shape, axes)[k].value));
+                for (const std::uint64_t chunk : {1, 100, 3700, 1000000})
+                    for (const bool in_place : {false, true}) {
+                        INFO("rank " << shape.extents.size() << ", " << shape.values()
+                                     << " values, chunk " << chunk
+                                     << (in_place ? ", in place" : ", copied"));
+                        AxisStream stream(reducer, target.queue.queue, view, chunk, in_place);
+                        const auto streamed = stream.reduce_axes(shape, axes);
+                        CHECK(stream.in_place() == (in_place && reads_in_place(target.report)));
+                        CHECK(streamed.shape.extents == expected.shape.extents);
+                        REQUIRE(streamed.values.size() == expected.values.size());
+                        for (std::size_t k = 0; k < expected.values.size(); ++k)
+                            REQUIRE(same_value(streamed.values[k], expected.values[k]));
+                        CHECK(streamed.indices == expected.indices);
+                    }
+            }
+        }
+}
+
+TEST_CASE("an array streamed along axes hands its staging on, and refuses what the reducer "
+          "refuses",
+          "[device][stream]") {
+    for (auto& target : devices_under_test()) {
+        Recipe argmax;
+        argmax.op = Op::argmax;
+        SegmentedReducer sums(target.queue.context, target.queue.device, {});
+        SegmentedReducer argmaxes(target.queue.context, target.queue.device, argmax);
+        const auto values = random_values(DataType::int32, Op::sum, 120, 3);
+        AxisStream first(sums, target.queue.queue, values, 24, false);
+        first.reduce_axes({{4, 5, 6}}, {2});
+        AxisStream next(sums, target.queue.queue, values, 12, false, first.staging());
+        next.reduce_axes({{4, 5, 6}}, {2});
+        CHECK(next.staging() == first.staging());
+        const auto refused = [&](SegmentedReducer& reducer, const Shape& shape,
+                                 const std::vector<int>& axes) {
+            AxisStream stream(reducer, target.queue.queue, values, 24, false);
+            try {
+                stream.reduce_axes(shape, axes);
+            } catch (const Error& error) {
+                return std::optional(error.cause());
+            }
+            return std::optional<Errc>();
+        };
+        CHECK(refused(sums, {{4, 5, 7}}, {2}) == Errc::invalid_argument); // 140 values, not 120
+        CHECK(refused(sums, {{4, 5, 6}}, {3}) == Errc::invalid_argument);
+        CHECK(refused(argmaxes, {{4, 5, 6}}, {0, 2}) == Errc::unsupported);
     }
 }
 

@@ -11,6 +11,7 @@
 // computed another way (Shewchuk's expansions), so that the two check each other.
 
 #include "clreduce/reducer.hpp"
+#include "clreduce/shape.hpp"
 #include "clreduce/types.hpp"
 
 #include <CL/opencl.hpp>
@@ -78,6 +79,20 @@ Scalar exact_host_sum(const ValuesView& values);
 /// The same over the concatenation of `spans`, all of `type`.
 Scalar exact_host_sum(DataType type, const std::vector<ValuesView>& spans);
 
+/// The values of each result of reducing an array along axes, gathered side by side on the
+/// host: `results` runs of `length` values of the array's type, in the results' order (the
+/// remaining axes' in memory order), each run's values in memory order. What
+/// ExactSum::enqueue_runs() sums, one exact sum a result.
+struct GatheredRuns {
+    std::vector<unsigned char> bytes;
+    std::uint64_t results = 0;
+    std::uint64_t length = 0;
+};
+/// `values`, an array of `shape`, gathered for a reduction along `axes` (adjacent or apart,
+/// negative from the end; errors as axis_steps()'s).
+GatheredRuns gather_along_axes(const ValuesView& values, const Shape& shape,
+                               const std::vector<int>& axes);
+
 /// What one exact sum on the device took.
 struct ExactTimes {
     std::vector<double> launch_us; // each launch's device time, when the queue profiles
@@ -126,6 +141,15 @@ public:
     cl::Event enqueue(const cl::CommandQueue& queue, const std::vector<Piece>& pieces,
                       const cl::Buffer& result, std::uint64_t offset = 0,
                       const std::vector<cl::Event>* wait = nullptr);
+
+    /// Enqueues the exact sum of each of `runs` (gather_along_axes()), uploaded first (the
+    /// host blocks for that), one after another, each rounded on the device into `result` from
+    /// value `offset` on, as enqueue() rounds. Returns the last sum's event; `sums`, if given,
+    /// gets each one's. Correctness first: a launch or three a run, slow for many short runs
+    /// (no segmented exact kernel yet).
+    cl::Event enqueue_runs(const cl::CommandQueue& queue, const GatheredRuns& runs,
+                           const cl::Buffer& result, std::uint64_t offset = 0,
+                           std::vector<cl::Event>* sums = nullptr);
 
 private:
     /// Enqueues a launch over each piece, each launch's event appended to `events`; returns

@@ -12,11 +12,13 @@
 // index -1 (no_index).
 //
 // Axes apart in memory (axis 0 and 2 of a 3-D array) are reduced one run of adjacent axes
-// after another, the innermost first (axis_steps() in shape.hpp), through partials.
+// after another, the innermost first (axis_steps() in shape.hpp), through partials; with a
+// map, the first step launches once for each group of its blocks that shares an index base
+// (first_step_groups()), so that i counts over each result's values in memory order.
 //
 // Errors: Error (errors.hpp), as the Reducer's: Errc::invalid_argument for axes or ranges the
-// call cannot take, Errc::unsupported for argmin, argmax or a map along axes apart in memory
-// (their index counts along one run of adjacent axes).
+// call cannot take, Errc::unsupported for argmin and argmax along axes apart in memory
+// (NumPy's take one axis; their index would count along one run of adjacent axes).
 // Threads: one queue at a time, like a Reducer; its temporaries are its own.
 
 #include "clreduce/kinds.hpp"
@@ -63,6 +65,10 @@ public:
     SegmentedReducer(const SegmentedReducer&) = delete;
     SegmentedReducer& operator=(const SegmentedReducer&) = delete;
 
+    const cl::Context& context() const { return context_; }
+    const cl::Device& device() const { return device_; }
+    /// What the device answered when the reducer was built (capabilities.hpp).
+    const DeviceReport& report() const { return *report_; }
     /// The type of the results (accumulator_for() the recipe).
     DataType accumulator() const;
     /// The bytes of one result as the enqueued calls write it: the accumulator's or, for
@@ -121,6 +127,11 @@ public:
                                     std::uint64_t first, std::uint64_t count,
                                     const cl::Buffer& offsets, std::uint64_t segments);
 
+    /// Blocking: the `shape.values()` results an enqueued call wrote to `results` (from the
+    /// first on), read back once `queue` has finished, with `events`' device times.
+    SegmentedResult read_results(const cl::CommandQueue& queue, const cl::Buffer& results,
+                                 Shape shape, const std::vector<cl::Event>& events) const;
+
     /// Appends `count` results, as an enqueued call wrote them (accumulator_size() bytes
     /// each), to `into`'s values and, for argmin and argmax, its indices.
     void append_results(SegmentedResult& into, const void* bytes, std::uint64_t count) const;
@@ -143,13 +154,16 @@ private:
     void enqueue_step(const cl::CommandQueue& queue, const AxisLayout& layout, const Source& in,
                       const cl::Buffer& out, std::uint64_t first_out,
                       const std::vector<cl::Event>& wait, std::vector<cl::Event>& launched);
+    /// Enqueues the first step (`layout`) of a map along axes apart, a launch or two for each
+    /// of `groups`, each group's values' i counted from its index base.
+    void enqueue_map_step(const cl::CommandQueue& queue, const StepGroups& groups,
+                          const AxisLayout& layout, const Source& in, const cl::Buffer& out,
+                          const std::vector<cl::Event>& wait, std::vector<cl::Event>& launched);
     void enqueue_pass(const cl::CommandQueue& queue, const SegmentPass& pass, const Source& in,
                       const cl::Buffer* offsets, const cl::Buffer& out, std::uint64_t first_out,
                       const std::vector<cl::Event>& wait, cl::Event& event);
     void require_holds(const cl::Buffer& buffer, std::uint64_t first, std::uint64_t count,
                        std::size_t size, const char* what) const;
-    SegmentedResult read_results(const cl::CommandQueue& queue, const cl::Buffer& results,
-                                 Shape shape, const std::vector<cl::Event>& events) const;
 
     cl::Context context_;
     cl::Device device_;

@@ -42,6 +42,17 @@ AxisLayout axis_layout(const Shape& shape, const std::vector<int>& axes);
 /// in the input's order. Throws as axis_layout() does, but not for axes apart.
 std::vector<AxisLayout> axis_steps(const Shape& shape, const std::vector<int>& axes);
 
+/// The first step's blocks (axis_steps().front()) in groups that share their position along
+/// the later steps' axes: `index_bases.size()` groups of `blocks` adjacent blocks, the values
+/// of group g at index index_bases[g] + r among their result's values in memory order (the
+/// index a map's i counts), r their index along the first step's axes. Along adjacent axes,
+/// one group of every block from 0. What a map along axes apart needs: one launch a group.
+struct StepGroups {
+    std::uint64_t blocks = 1;
+    std::vector<std::uint64_t> index_bases;
+};
+StepGroups first_step_groups(const Shape& shape, const std::vector<int>& axes);
+
 /// Where the values of a reduction along `axes` (adjacent or apart) lie, counted in values
 /// from the array's first: result k's values are at results[k] + reduced[r], r = 0, 1, ...
 /// in memory order (r is the index a map's i and the arg ops count over adjacent axes).

@@ -3,9 +3,12 @@
 // uploaded on a second queue while the reducer works on the one before. A layer above the
 // one-device engine: it feeds the reducer pieces (Reducer::enqueue_piece) and has it finish
 // their partials. As a library call: a HostStream over the caller's values (the ValuesView
-// constructor), then reduce(length), blocking, for the value and its times.
+// constructor), then reduce(length), blocking, for the value and its times. An AxisStream does
+// the same for a SegmentedReducer (segmented.hpp): an array in host memory reduced along axes.
 
 #include "clreduce/reducer.hpp"
+#include "clreduce/segmented.hpp"
+#include "clreduce/shape.hpp"
 #include "clreduce/types.hpp"
 
 #include <CL/opencl.hpp>
@@ -27,6 +30,10 @@ struct StreamedRun {
 /// Whether the device should read host input in place (CL_MEM_USE_HOST_PTR): a CPU device,
 /// whose memory is the host's.
 bool reads_in_place(const DeviceReport& report);
+
+/// Whether the device may take `data` as a buffer's start (CL_MEM_USE_HOST_PTR): it assumes
+/// CL_DEVICE_MEM_BASE_ADDR_ALIGN of every buffer, and the kernels' vector loads rely on it.
+bool starts_aligned(const DeviceReport& report, const void* data);
 
 /// The chunk a stream of `length` values takes: `requested`, at most `length` (one chunk);
 /// shorter than the length, rounded up to a multiple of `align_values`.
@@ -142,6 +149,79 @@ private:
     std::unique_ptr<unsigned char, void (*)(void*)> plain_memory_{nullptr, nullptr};
     std::shared_ptr<StreamStaging> staging_;
     cl::Buffer partials_;
+};
+
+/// An array in host memory reduced along axes by a SegmentedReducer, streamed to the device as
+/// a HostStream streams a whole array: each chunk uploaded on a queue of the stream's own into
+/// one of StreamStaging's three device buffers (copied there first through pinned staging)
+/// while the reducer works on the chunk before; or, `in_place` (a CPU device:
+/// reads_in_place()), read where it is, the whole array one buffer (CL_MEM_USE_HOST_PTR) if
+/// its address has the device's alignment and one buffer may hold it, else copied.
+///
+/// A chunk is about `chunk` values of the first step's layout (axis_steps(); the only one
+/// along adjacent axes): whole blocks, at least one, where it has several, each chunk's
+/// results landing in their place; else rows of its one block (a reduced leading axis), each
+/// chunk leaving a partial array, its indices (a map's i, argmin's and argmax's) counted from
+/// its first row, the partial arrays combined at the end (enqueue_combine_axes). Along axes
+/// apart, the later steps read the first step's partials on the device; with a map, the
+/// first step streams each group of first_step_groups() on its own.
+/// The reducer launches on `queue` (the caller's, in-order, of the reducer's context and
+/// device). One stream, like its reducer, serves one thread at a time.
+class AxisStream {
+public:
+    /// The values stay the caller's: they must outlive what is enqueued from them.
+    /// `staging` if given and large enough (staging() hands it on to the next stream).
+    AxisStream(SegmentedReducer& reducer, const cl::CommandQueue& queue, const ValuesView& values,
+               std::uint64_t chunk, bool in_place,
+               std::shared_ptr<StreamStaging> staging = nullptr);
+    ~AxisStream(); // waits for what is enqueued: it may read the values
+    AxisStream(const AxisStream&) = delete;
+    AxisStream& operator=(const AxisStream&) = delete;
+
+    bool in_place() const { return static_cast<bool>(whole_()); }
+    /// The staging the last chunks went through; none when read in place.
+    const std::shared_ptr<StreamStaging>& staging() const { return staging_; }
+
+    /// Enqueues the reduction of the values, an array of `shape`, along `axes` (as
+    /// SegmentedReducer::enqueue_reduce_axes takes them), writing
+    /// axis_steps(shape, axes).back().results() accumulators to `result` from `result_index`
+    /// on. Returns the last launch's event; `events`, if given, gets every launch's. Copying
+    /// from plain memory blocks the host until all but the last three chunks are uploaded.
+    /// Errors as enqueue_reduce_axes's, and Errc::invalid_argument for a shape of other than
+    /// the values' count.
+    cl::Event enqueue_reduce_axes(const Shape& shape, const std::vector<int>& axes,
+                                  const cl::Buffer& result, std::uint64_t result_index,
+                                  std::vector<cl::Event>* events = nullptr);
+    /// Blocking: the same, the results read back.
+    SegmentedResult reduce_axes(const Shape& shape, const std::vector<int>& axes);
+
+private:
+    /// Where a chunk is read from: a staging buffer, or the whole array read in place.
+    struct Chunk {
+        cl::Buffer buffer;
+        std::uint64_t first = 0;
+        std::vector<cl::Event> ready;
+    };
+    /// Enqueues the reduction of `layout` (adjacent axes) of the values from `first_value` on,
+    /// their indices counted from `index_base`, chunk after chunk, into `out`.
+    void stream_step(const AxisLayout& layout, std::uint64_t first_value, std::uint64_t index_base,
+                     const cl::Buffer& out, std::uint64_t out_index,
+                     std::vector<cl::Event>& launched);
+    /// Chunk `k` of `count` values from value `first` on, uploaded (after the launch that read
+    /// its staging buffer last, in `launched`) or where it is.
+    Chunk chunk_at(std::uint64_t k, std::uint64_t first, std::uint64_t count);
+    /// Staging of at least `bytes` a buffer, which the chunks now uploaded go through.
+    void stage(std::uint64_t bytes);
+
+    SegmentedReducer& reducer_;
+    cl::CommandQueue queue_;
+    cl::CommandQueue copy_queue_;
+    ValuesView values_;
+    std::uint64_t chunk_;
+    cl::Buffer whole_; // the values, read in place
+    std::shared_ptr<StreamStaging> staging_;
+    std::vector<cl::Event> uploads_;    // this stream's, for the pinned copies
+    std::vector<cl::Event> last_reads_; // each staging buffer's last launch
 };
 
 /// A stream of `values` from `first` to `first + length` where they are or, without

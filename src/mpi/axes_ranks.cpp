@@ -5,6 +5,7 @@
 #include "detail/capabilities.hpp"
 #include "detail/reference.hpp"
 #include "partition.hpp"
+#include "place.hpp"
 #include "slice.hpp"
 #include "tool/axis_results.hpp"
 #include "tool/failure.hpp"
@@ -118,13 +119,31 @@ PartResults reduce_part(const SelectedDevice& device, const Options& options,
     return done;
 }
 
+/// A user's op has no host twin: the ranks' partial arrays (`ranks` x `inner` accumulators,
+/// gathered in rank order) combined along their first axis on rank 0's device.
+std::vector<unsigned char> combined_on_device(SegmentedReducer& reducer,
+                                              std::vector<unsigned char> partials, int ranks,
+                                              std::uint64_t inner) {
+    if (inner == 0)
+        return {};
+    const cl::CommandQueue queue(reducer.context(), reducer.device());
+    const cl::Buffer gathered(reducer.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                              partials.size(), partials.data());
+    std::vector<unsigned char> combined(inner * reducer.accumulator_size());
+    const cl::Buffer results(reducer.context(), CL_MEM_WRITE_ONLY, combined.size());
+    reducer.enqueue_combine_axes(queue, gathered, 0,
+                                 Shape{{static_cast<std::uint64_t>(ranks), inner}, Order::c}, {0},
+                                 results, 0);
+    queue.enqueueReadBuffer(results, CL_TRUE, 0, combined.size(), combined.data());
+    return combined;
+}
+
 void print_report(std::ostream& out, const Options& options, const AxisLayout& layout, int ranks,
                   const Combiner& combiner, const SegmentedResult& result) {
     const bool split_rows = layout.blocks == 1;
     std::string how = "the blocks split, gathered with MPI_Gatherv";
     if (split_rows)
-        how = "the reduced rows split, the ranks' arrays combined with MPI_Reduce (" +
-              combiner.description() + ")";
+        how = "the reduced rows split, the ranks' arrays combined with " + combiner.call();
     if (options.format == Format::json) {
         std::string shape;
         for (const auto extent : result.shape.extents)
@@ -150,19 +169,17 @@ void print_report(std::ostream& out, const Options& options, const AxisLayout& l
 
 int axes_across_ranks(const Options& options, const std::optional<InputFile>& file,
                       const Agreement& agree, int node_rank, std::ostream& out) {
-    int rank = 0;
-    int ranks = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    const auto world = place_in(MPI_COMM_WORLD);
+    Shape shape;
     AxisLayout layout;
     RankPart part;
     PartResults mine;
     agree.stage([&] {
         if (options.benchmark)
             throw Failure(ExitCode::usage, "clreduce-mpi --axis runs once: no --iterations");
-        layout = layout_of(array_shape(options, file ? std::optional(file->shape()) : std::nullopt),
-                           options, file.has_value());
-        part = part_of(layout, ranks, rank);
+        shape = array_shape(options, file ? std::optional(file->shape()) : std::nullopt);
+        layout = layout_of(shape, options, file.has_value());
+        part = part_of(layout, world.ranks, world.rank);
         if (part.results(layout) > INT_MAX)
             throw Failure(ExitCode::unsupported,
                           "clreduce-mpi --axis: " + std::to_string(part.results(layout)) +
@@ -171,28 +188,32 @@ int axes_across_ranks(const Options& options, const std::optional<InputFile>& fi
     });
     const Combiner combiner(accumulator_of(options), options.op);
     const auto count = static_cast<int>(part.results(layout));
+    // The rows split, the ranks' partial arrays combine element-wise: by MPI_Reduce with the
+    // op's host twin, or for a user's op gathered and combined on rank 0's device.
+    const bool on_device = options.op == Op::custom;
     std::vector<unsigned char> whole;
-    if (part.split_rows) {
-        whole.resize(rank == 0 ? mine.bytes.size() : 0);
+    if (part.split_rows && !on_device) {
+        whole.resize(world.rank == 0 ? mine.bytes.size() : 0);
         combiner.reduce_to_root(mine.bytes.data(), whole.data(), count, MPI_COMM_WORLD);
     } else {
         whole = combiner.gather_to_root(mine.bytes.data(), count, MPI_COMM_WORLD);
     }
     agree.stage([&] {
-        if (rank != 0)
+        if (world.rank != 0)
             return;
+        if (part.split_rows && on_device)
+            whole = combined_on_device(*mine.reducer, std::move(whole), world.ranks, layout.inner);
         SegmentedResult result;
         result.shape = layout.result;
         mine.reducer->append_results(result, whole.data(), layout.results());
         const HostValues drawn = file ? HostValues{} : random_slice(options, {0, options.length});
         const ValuesView values = file ? file->values() : ValuesView(drawn);
         refuse_wrong(options, result,
-                     host_reduce_axes(options.op, values, layout, options.accumulate,
-                                      host_map_of(options, "across MPI ranks")),
+                     axis_references_of(options, mine.reducer->device(), values, shape),
                      layout.length, values.origin);
         if (!options.output.empty())
             write_npy(options.output, options, result);
-        print_report(out, options, layout, ranks, combiner, result);
+        print_report(out, options, layout, world.ranks, combiner, result);
         out.flush();
     });
     return 0;

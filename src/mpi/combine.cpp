@@ -1,6 +1,7 @@
 #include "combine.hpp"
 
 #include "detail/reference.hpp"
+#include "place.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -59,7 +60,9 @@ Combiner::Combiner(DataType accumulator, Op op)
     : type_(accumulator)
     , indexed_(info(op).indexed)
     , on_device_(op == Op::custom) {
-    if (on_device_) {
+    if (on_device_) { // its results gathered as bytes
+        MPI_Type_contiguous(static_cast<int>(info(accumulator).size), MPI_BYTE, &datatype_);
+        MPI_Type_commit(&datatype_);
         datatype_name_ = "MPI_Gather to rank 0 of each rank's " + name_of(accumulator);
         op_name_ = "combined there by the user's op on its device";
         return;
@@ -79,10 +82,9 @@ Combiner::Combiner(DataType accumulator, Op op)
 }
 
 Combiner::~Combiner() {
-    if (on_device_)
-        return;
-    MPI_Op_free(&op_);
-    if (indexed_)
+    if (!on_device_)
+        MPI_Op_free(&op_);
+    if (indexed_ || on_device_)
         MPI_Type_free(&datatype_);
 }
 
@@ -94,10 +96,7 @@ Reduction Combiner::reduce_to_root(const Reduction& mine, MPI_Comm comm,
     std::visit([&](const auto& held) { std::memcpy(own, &held, sizeof held); }, mine.value);
     if (mine.index)
         std::memcpy(own + sizeof(std::int64_t), &*mine.index, sizeof(std::int64_t));
-    int rank = 0;
-    int ranks = 0;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &ranks);
+    const auto [rank, ranks] = place_in(comm);
     const auto result_of = [&](const unsigned char* bytes) {
         Reduction result;
         result.value = scalar_from_bytes(type_, bytes);
@@ -126,10 +125,7 @@ void Combiner::reduce_to_root(const void* mine, void* combined, int count, MPI_C
 
 std::vector<unsigned char> Combiner::gather_to_root(const void* mine, int count,
                                                     MPI_Comm comm) const {
-    int rank = 0;
-    int ranks = 0;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &ranks);
+    const auto [rank, ranks] = place_in(comm);
     std::vector<int> counts(rank == 0 ? ranks : 0);
     MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
     std::vector<int> displacements(counts.size());

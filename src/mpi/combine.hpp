@@ -38,7 +38,7 @@ public:
     void reduce_to_root(const void* mine, void* combined, int count, MPI_Comm comm) const;
 
     /// MPI_Gatherv of every rank's `count` results (laid out as above) to rank 0, in rank
-    /// order (a collective): their bytes on rank 0, nothing elsewhere. Not for a user's op.
+    /// order (a collective): their bytes on rank 0, nothing elsewhere.
     std::vector<unsigned char> gather_to_root(const void* mine, int count, MPI_Comm comm) const;
 
     /// e.g. "MPI_UINT32_T, clreduce's sum (user-defined, commutative)".

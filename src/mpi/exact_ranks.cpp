@@ -5,6 +5,7 @@
 #include "detail/capabilities.hpp"
 #include "detail/reference.hpp"
 #include "partition.hpp"
+#include "place.hpp"
 #include "slice.hpp"
 #include "tool/devices.hpp"
 #include "tool/failure.hpp"
@@ -47,10 +48,7 @@ std::vector<cl_long> rank_row(const Options& options, const ValuesView& values, 
 
 int exact_across_ranks(const Options& options, const std::optional<InputFile>& file,
                        const Agreement& agree, int node_rank, std::ostream& out) {
-    int rank = 0;
-    int ranks = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    const auto world = place_in(MPI_COMM_WORLD);
     HostValues drawn;
     std::vector<cl_long> row;
     agree.stage([&] {
@@ -60,14 +58,14 @@ int exact_across_ranks(const Options& options, const std::optional<InputFile>& f
         if (options.benchmark)
             throw Failure(ExitCode::usage, "clreduce-mpi --exact runs once: no --iterations");
         const auto values =
-            slice_values(options, file, slice_of(options.length, ranks, rank), drawn);
+            slice_values(options, file, slice_of(options.length, world.ranks, world.rank), drawn);
         row = rank_row(options, values, node_rank);
     });
     std::vector<cl_long> rows(row.size());
     MPI_Reduce(row.data(), rows.data(), static_cast<int>(row.size()), MPI_INT64_T, MPI_SUM, 0,
                MPI_COMM_WORLD);
     agree.stage([&] {
-        if (rank != 0)
+        if (world.rank != 0)
             return;
         ExactAccumulator total(options.type);
         total.add_row(rows.data());
@@ -77,16 +75,16 @@ int exact_across_ranks(const Options& options, const std::optional<InputFile>& f
             exact_host_sum(slice_values(options, file, {0, options.length}, whole));
         const bool identical = same_bits(result, expected);
         if (options.format == Format::json)
-            out << "{\"exact\": true, \"ranks\": " << ranks << ", \"length\": " << options.length
-                << ", \"result\": \"" << to_string(result) << "\", \"expected\": \""
-                << to_string(expected)
+            out << "{\"exact\": true, \"ranks\": " << world.ranks
+                << ", \"length\": " << options.length << ", \"result\": \"" << to_string(result)
+                << "\", \"expected\": \"" << to_string(expected)
                 << "\", \"check\": \"identical\", \"valid\": " << (identical ? "true" : "false")
                 << "}\n";
         else if (options.verbosity == Verbosity::quiet)
             out << to_string(result) << '\n';
         else
             out << "clreduce-mpi --exact: sum of " << options.length << ' ' << name_of(options.type)
-                << " values over " << ranks
+                << " values over " << world.ranks
                 << " ranks, their accumulator rows added with MPI_INT64_T, MPI_SUM\nresult "
                 << to_string(result)
                 << (identical ? " (identical to the host's exact sum, computed another way)\n"

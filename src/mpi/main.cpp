@@ -16,6 +16,7 @@
 #include "exact_ranks.hpp"
 #include "fingerprint.hpp"
 #include "partition.hpp"
+#include "place.hpp"
 #include "rank_report.hpp"
 #include "slice.hpp"
 #include "tool/devices.hpp"
@@ -147,10 +148,7 @@ double microseconds_since(std::chrono::steady_clock::time_point start) {
 /// The story on every rank; rank 0 prints to `out`. Returns the exit code all ranks share.
 int reduce_across_ranks(int argc, char* argv[], std::ostream& out) {
     const Agreement agree(MPI_COMM_WORLD);
-    int rank = 0;
-    int ranks = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    const auto world = place_in(MPI_COMM_WORLD);
     const auto node_rank = node_local_rank();
 
     std::optional<Options> options;
@@ -160,21 +158,21 @@ int reduce_across_ranks(int argc, char* argv[], std::ostream& out) {
             refuse_options_it_lacks(*options);
     });
     if (!options) { // --help or --version, answered
-        if (rank == 0 && asked_for_help(argc, argv))
+        if (world.rank == 0 && asked_for_help(argc, argv))
             out << mpi_help;
         return 0;
     }
 
     std::optional<InputFile> file;
     agree.stage([&] { file = open_input(*options); }); // maps it: only the slice's pages are read
-    require_same_run(*options, file, rank);
+    require_same_run(*options, file, world.rank);
     if (options->exact)
         return exact_across_ranks(*options, file, agree, node_rank, out);
     if (!options->axes.empty())
         return axes_across_ranks(*options, file, agree, node_rank, out);
 
     std::optional<SliceReducer> slice;
-    const auto part = [&] { return slice_of(options->length, ranks, rank); };
+    const auto part = [&] { return slice_of(options->length, world.ranks, world.rank); };
     RankRow row;
     agree.stage([&] {
         const auto device = device_of_rank(options->triplet, node_rank);
@@ -208,7 +206,7 @@ int reduce_across_ranks(int argc, char* argv[], std::ostream& out) {
     const auto rows = gather_rows(row, MPI_COMM_WORLD);
     const Timing timing{summarize(combine_us), summarize(whole_us), options->iterations > 1};
     agree.stage([&] {
-        if (rank != 0)
+        if (world.rank != 0)
             return;
         // No host combines a user's op: rank 0 checks the whole input on its device instead.
         std::optional<Scalar> whole;

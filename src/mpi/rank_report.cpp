@@ -1,6 +1,7 @@
 #include "rank_report.hpp"
 
 #include "detail/reference.hpp"
+#include "place.hpp"
 #include "tool/recipe.hpp"
 #include "tool/report.hpp"
 
@@ -106,10 +107,7 @@ void set_value(unsigned char (&field)[8], const Scalar& value) {
 }
 
 std::vector<RankRow> gather_rows(const RankRow& mine, MPI_Comm comm) {
-    int rank = 0;
-    int ranks = 0;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &ranks);
+    const auto [rank, ranks] = place_in(comm);
     std::vector<RankRow> rows(rank == 0 ? static_cast<std::size_t>(ranks) : 0);
     MPI_Gather(&mine, sizeof mine, MPI_BYTE, rows.data(), sizeof mine, MPI_BYTE, 0, comm);
     return rows;

@@ -96,10 +96,9 @@ std::uint64_t chunk_values(std::uint64_t length, std::uint64_t size) {
     return std::max<std::uint64_t>(1, std::min(bytes / size, length));
 }
 
-/// chunk_values() for the reducer's values, no larger than the device's largest buffer.
-std::uint64_t stream_chunk(const Reducer& reducer, std::uint64_t length) {
-    const std::uint64_t largest = reducer.report().largest_buffer / reducer.value_size();
-    return std::min(chunk_values(length, reducer.value_size()), largest);
+/// chunk_values() for values of `size` bytes, no larger than the device's largest buffer.
+std::uint64_t stream_chunk(const DeviceReport& report, std::uint64_t size, std::uint64_t length) {
+    return std::min(chunk_values(length, size), report.largest_buffer / size);
 }
 
 /// The engine's defaults for the type and op: the best path the device reports, the finish
@@ -263,7 +262,8 @@ std::string Engine::accumulator() const {
 nb::object Engine::reduce_host(Handle queue, const HostArray& values) {
     const auto view = view_of(values, reducer_.type());
     return blocking(mutex_, queue, {}, [&](const cl::CommandQueue& command_queue) {
-        HostStream stream(reducer_, command_queue, view, stream_chunk(reducer_, view.length),
+        HostStream stream(reducer_, command_queue, view,
+                          stream_chunk(reducer_.report(), reducer_.value_size(), view.length),
                           reads_in_place(reducer_.report()), staging_);
         staging_ = stream.staging();                 // allocated once, for the calls that follow
         return stream.reduce(view.length).reduction; // with argmin's and argmax's index
@@ -312,10 +312,12 @@ nb::object AxisEngine::reduce_host(Handle queue, const HostArray& values, const 
                                    const std::vector<int>& axes) {
     const auto view = view_of(values, reducer_.policy().recipe.type);
     return blocking(mutex_, queue, {}, [&](const cl::CommandQueue& command_queue) {
-        const cl::Buffer input(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                               view.length * values.itemsize(), const_cast<void*>(view.data));
-        return result_bytes(reducer_.reduce_axes(command_queue, input, 0, shape, axes),
-                            info(reducer_.policy().recipe.op).indexed);
+        AxisStream stream(reducer_, command_queue, view,
+                          stream_chunk(reducer_.report(), values.itemsize(), view.length),
+                          reads_in_place(reducer_.report()), staging_);
+        const auto reduced = stream.reduce_axes(shape, axes);
+        staging_ = stream.staging(); // allocated once, for the calls that follow
+        return result_bytes(reduced, info(reducer_.policy().recipe.op).indexed);
     });
 }
 
@@ -396,6 +398,44 @@ nb::object ExactEngine::reduce_buffer(Handle queue, Handle buffer, std::uint64_t
     const Borrowed<cl::Buffer> input(buffer);
     return blocking(mutex_, queue, wait, [&](const cl::CommandQueue& command_queue) {
         return exact_sum_.reduce(command_queue, *input, first, count);
+    });
+}
+
+std::vector<unsigned char> ExactEngine::sums_along(const cl::CommandQueue& queue,
+                                                   const ValuesView& values, const Shape& shape,
+                                                   const std::vector<int>& axes) {
+    const auto runs = gather_along_axes(values, shape, axes);
+    const auto size = info(ExactAccumulator(values.type).type()).size;
+    std::vector<unsigned char> sums(runs.results * size);
+    if (sums.empty())
+        return sums;
+    const cl::Buffer rounded(context_, CL_MEM_WRITE_ONLY, sums.size());
+    exact_sum_.enqueue_runs(queue, runs, rounded);
+    queue.enqueueReadBuffer(rounded, CL_TRUE, 0, sums.size(), sums.data());
+    return sums;
+}
+
+nb::object ExactEngine::reduce_host(Handle queue, const HostArray& values, const Shape& shape,
+                                    const std::vector<int>& axes) {
+    const auto view = view_of(values, exact_sum_.type());
+    return blocking(mutex_, queue, {}, [&](const cl::CommandQueue& command_queue) {
+        return sums_along(command_queue, view, shape, axes);
+    });
+}
+
+nb::object ExactEngine::reduce_buffer(Handle queue, Handle buffer, std::uint64_t first,
+                                      const Shape& shape, const std::vector<int>& axes,
+                                      const std::vector<Handle>& wait) {
+    const Borrowed<cl::Buffer> input(buffer);
+    return blocking(mutex_, queue, wait, [&](const cl::CommandQueue& command_queue) {
+        const auto size = info(exact_sum_.type()).size;
+        std::vector<unsigned char> values(shape.values() * size);
+        command_queue.enqueueReadBuffer(*input, CL_TRUE, first * size, values.size(),
+                                        values.data());
+        return sums_along(
+            command_queue,
+            ValuesView(exact_sum_.type(), values.data(), shape.values(), Origin::given), shape,
+            axes);
     });
 }
 

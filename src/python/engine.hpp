@@ -99,8 +99,10 @@ public:
     /// The name of the type the results have: the accumulator.
     std::string accumulator() const;
 
-    /// `values`, an array of `shape`, copied to the device on `queue` and reduced along
-    /// `axes` (NumPy's numbers: negative from the end); blocks for the results.
+    /// `values`, an array of `shape`, reduced along `axes` (NumPy's numbers: negative from the
+    /// end) on `queue`, streamed as Engine::reduce_host streams (an AxisStream: chunks copied
+    /// through pinned staging, or read where they are on a CPU device); blocks for the
+    /// results.
     nb::object reduce_host(Handle queue, const HostArray& values, const Shape& shape,
                            const std::vector<int>& axes);
     /// The reduction along `axes` of the array `shape` in `buffer` from value `first` on, on
@@ -118,6 +120,7 @@ private:
     std::mutex mutex_;
     cl::Context context_;
     SegmentedReducer reducer_;
+    std::shared_ptr<StreamStaging> staging_; // the last stream's, for the next
 };
 
 /// The exact sum (ExactSum) of one context, device and type, with a lock, as Engine: the
@@ -132,6 +135,16 @@ public:
     /// The exact sum of `count` values of `buffer` from value `first` on, after `wait`.
     nb::object reduce_buffer(Handle queue, Handle buffer, std::uint64_t first, std::uint64_t count,
                              const std::vector<Handle>& wait);
+    /// The exact sum of each result of `values`, an array of `shape`, along `axes` (NumPy's
+    /// numbers), as AxisEngine gives results: each result's values gathered side by side on
+    /// the host and uploaded once (gather_along_axes()), each result summed and rounded on
+    /// the device (ExactSum::enqueue_runs()); the rounded sums' bytes, for numpy.frombuffer.
+    nb::object reduce_host(Handle queue, const HostArray& values, const Shape& shape,
+                           const std::vector<int>& axes);
+    /// The same of the array `shape` in `buffer` from value `first` on, after `wait`: its
+    /// values read back to the host first, to be gathered there.
+    nb::object reduce_buffer(Handle queue, Handle buffer, std::uint64_t first, const Shape& shape,
+                             const std::vector<int>& axes, const std::vector<Handle>& wait);
     /// The same, enqueued, rounded on the device and written to value `result_index` of
     /// `result` (of the type accumulator() names); returns the last command's event, as
     /// Engine::enqueue does.
@@ -141,6 +154,10 @@ public:
     std::string accumulator() const;
 
 private:
+    /// The rounded exact sums of `values` along `axes`, on `queue`.
+    std::vector<unsigned char> sums_along(const cl::CommandQueue& queue, const ValuesView& values,
+                                          const Shape& shape, const std::vector<int>& axes);
+
     std::mutex mutex_;
     cl::Context context_;
     cl::CommandQueue copy_queue_; // the uploads of NumPy input

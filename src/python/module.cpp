@@ -141,9 +141,21 @@ NB_MODULE(_clreduce, m) {
         .def(nb::init<Handle, Handle, const std::string&>(), "context"_a, "device"_a, "type"_a,
              nb::call_guard<nb::gil_scoped_release>())
         .def_prop_ro("accumulator", &ExactEngine::accumulator)
-        .def("reduce_host", &ExactEngine::reduce_host, "queue"_a, "values"_a)
-        .def("reduce_buffer", &ExactEngine::reduce_buffer, "queue"_a, "buffer"_a, "first"_a,
-             "count"_a, "wait"_a)
+        .def("reduce_host", nb::overload_cast<Handle, const HostArray&>(&ExactEngine::reduce_host),
+             "queue"_a, "values"_a)
+        .def("reduce_host",
+             nb::overload_cast<Handle, const HostArray&, const clreduce::Shape&,
+                               const std::vector<int>&>(&ExactEngine::reduce_host),
+             "queue"_a, "values"_a, "shape"_a, "axes"_a)
+        .def("reduce_buffer",
+             nb::overload_cast<Handle, Handle, std::uint64_t, std::uint64_t,
+                               const std::vector<Handle>&>(&ExactEngine::reduce_buffer),
+             "queue"_a, "buffer"_a, "first"_a, "count"_a, "wait"_a)
+        .def("reduce_buffer",
+             nb::overload_cast<Handle, Handle, std::uint64_t, const clreduce::Shape&,
+                               const std::vector<int>&, const std::vector<Handle>&>(
+                 &ExactEngine::reduce_buffer),
+             "queue"_a, "buffer"_a, "first"_a, "shape"_a, "axes"_a, "wait"_a)
         .def("enqueue", &ExactEngine::enqueue, "queue"_a, "buffer"_a, "first"_a, "count"_a,
              "result"_a, "result_index"_a, "wait"_a);
 }

@@ -1,6 +1,7 @@
 #include "tool/axis_results.hpp"
 
 #include "clreduce/exact.hpp"
+#include "detail/capabilities.hpp"
 #include "detail/measure.hpp"
 #include "tool/failure.hpp"
 #include "tool/file_input.hpp"
@@ -90,6 +91,23 @@ AxisLayout layout_of(const Shape& shape, const Options& options, bool from_file)
 
 std::vector<AxisLayout> steps_of(const Shape& shape, const Options& options, bool from_file) {
     return refusing_axes(from_file, [&] { return axis_steps(shape, options.axes); });
+}
+
+std::vector<Reference> axis_references_of(const Options& options, const cl::Device& device,
+                                          const ValuesView& values, const Shape& shape) {
+    if (options.exact) // the exact sum rounded once, which the device must give bit for bit
+        return axis_references(values, shape, options.axes, [](const ValuesView& segment) {
+            return Reference{exact_host_sum(segment), "exact"};
+        });
+    const auto map = host_map(options.user.map);
+    if (map && options.op != Op::custom)
+        return host_reduce_axes(options.op, values, shape, options.axes, options.accumulate, *map);
+    DeviceQueue queues(device);
+    Reducer reducer(queues.context, device,
+                    recipe_for(options, query_report(device), Finish::passes));
+    return axis_references(values, shape, options.axes, [&](const ValuesView& segment) {
+        return reference_for(reducer, queues.queue, {segment});
+    });
 }
 
 void refuse_wrong(const Options& options, const SegmentedResult& result,

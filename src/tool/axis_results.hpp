@@ -25,6 +25,14 @@ AxisLayout layout_of(const Shape& shape, const Options& options, bool from_file)
 /// The same as steps one after another (axis_steps()): axes apart in memory too.
 std::vector<AxisLayout> steps_of(const Shape& shape, const Options& options, bool from_file);
 
+/// Each result's reference for `values`, an array of `shape` reduced along options.axes: the
+/// exact sum rounded once (--exact); the host's reduction where it evaluates the op and the
+/// map; else the whole-array check's (reference_for()): the same definitions in index order,
+/// on `device`, over each result's values gathered in memory order, so that a map's i is the
+/// value's index along the reduced axes there too.
+std::vector<Reference> axis_references_of(const Options& options, const cl::Device& device,
+                                          const ValuesView& values, const Shape& shape);
+
 /// Throws Failure(ExitCode::wrong_result) naming the first result that misses its reference
 /// (of `length` values each): its value, exactly or within the bound of a floating-point sum
 /// or product, or argmin's and argmax's index.

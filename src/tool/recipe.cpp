@@ -19,17 +19,6 @@ Recipe recipe_for(const Options& options, const DeviceReport& report,
     return recipe;
 }
 
-HostMap host_map_of(const Options& options, const std::string& where) {
-    const auto map = host_map(options.user.map);
-    if (options.op == Op::custom || !map)
-        throw Failure(ExitCode::usage,
-                      (options.op == Op::custom ? "--reduce" : "--map '" + options.user.map + "'") +
-                          " is checked on one device in one layout, not " + where +
-                          ": the host evaluates no op of yours, and of maps only x * x, fabs(x) "
-                          "and x != 0");
-    return *map;
-}
-
 DataType accumulator_of(const Options& options) {
     return accumulator_for(options.type, options.op, options.accumulate);
 }

@@ -14,11 +14,6 @@ namespace clreduce {
 /// to the policy, which takes the best path the op has a built-in for.
 Recipe recipe_for(const Options& options, const DeviceReport& report, std::optional<Finish> finish);
 
-/// The host's twin of --map, for the layouts the host reference checks alone (along axes;
-/// `where` names it); throws Failure(ExitCode::usage) for --reduce and for a map the host
-/// cannot evaluate.
-HostMap host_map_of(const Options& options, const std::string& where);
-
 /// The type the options' results have: accumulator_for() the type, op and --accumulate.
 DataType accumulator_of(const Options& options);
 

@@ -72,7 +72,7 @@ struct Running {
     DeviceQueue queue;
     std::unique_ptr<SegmentedReducer> reducer;
     cl::Buffer input, results;
-    std::unique_ptr<StreamStaging> staging;
+    std::unique_ptr<AxisStream> stream;
     std::unique_ptr<ExactSum> exact;
     std::vector<cl::Event> events;
 };
@@ -95,101 +95,31 @@ void enqueue_whole(Running& run, const Share& share, const Options& options, con
                                          run.results, 0, {}, &run.events);
 }
 
-/// Uploads each of `chunks` chunks of `first`'s values, of `chunk_bytes` each (the last may
-/// be shorter, the whole `bytes`), on a queue of its own into one of StreamStaging's device
-/// buffers in turn, and has `reduce(k, buffer, uploaded)` enqueue chunk k's reduction after
-/// its upload, returning the event after which the buffer is free again: the reducer works
-/// on one chunk while the next is uploaded.
-template <typename Reduce>
-void stream_chunks(Running& run, const void* first, std::uint64_t bytes, std::uint64_t chunk_bytes,
-                   Reduce reduce) {
-    if (!run.staging) // one for every repeat
-        run.staging = std::make_unique<StreamStaging>(
-            run.queue.context, run.queue.queue, std::max<std::uint64_t>(1, chunk_bytes), false);
-    const cl::CommandQueue uploads(run.queue.context, run.queue.device);
-    std::vector<cl::Event> last_read(StreamStaging::count); // each staging buffer's last reader
-    for (std::uint64_t k = 0; k * chunk_bytes < bytes; ++k) {
-        const auto& buffer = run.staging->device(k % StreamStaging::count);
-        auto& reader = last_read[k % StreamStaging::count];
-        const std::vector<cl::Event> free{reader};
-        cl::Event uploaded;
-        uploads.enqueueWriteBuffer(buffer, CL_FALSE, 0,
-                                   std::min(chunk_bytes, bytes - k * chunk_bytes),
-                                   static_cast<const unsigned char*>(first) + k * chunk_bytes,
-                                   reader() ? &free : nullptr, &uploaded);
-        reader = reduce(k, buffer, uploaded);
-    }
-    uploads.finish();
-}
-
-/// --host-input: enqueues the share's reduction streamed in chunks of about --chunk values
-/// (stream_chunks()): whole blocks (at least one) where the share has several, each chunk's
-/// results landing in their place; else rows of its one block (a reduced leading axis), each
-/// chunk's partial array, its indices counted from its first row, combined at the end.
-void enqueue_streamed(Running& run, const Share& share, const Options& options, const void* first) {
-    const auto& extents = share.part.extents; // blocks x length x inner
-    const auto blocks = extents[0], length = extents[1], inner = extents[2];
-    const auto size = info(options.type).size;
-    const auto bytes = share.part.values() * size;
-    const auto wanted = chunk_values(options);
-    if (bytes == 0) // nothing to stream: each result is the identity
-        return enqueue_whole(run, share, options, first);
-    std::vector<cl::Event> launched;
-    const auto timed = [&](cl::Event last) {
-        run.events.insert(run.events.end(), launched.begin(), launched.end());
-        return last;
-    };
+/// --host-input: enqueues the share's reduction streamed from host memory in chunks of
+/// about --chunk values, or read in place on a CPU device (AxisStream).
+void enqueue_streamed(Running& run, const Share& share, const Options& options,
+                      const ValuesView& values) {
+    run.stream =
+        std::make_unique<AxisStream>(*run.reducer, run.queue.queue, values, chunk_values(options),
+                                     reads_in_place(run.reducer->report()));
     for (unsigned repeat = 0; repeat < std::max(1u, options.iterations); ++repeat) {
-        if (blocks != 1) {
-            const auto per_chunk = std::max<std::uint64_t>(1, wanted / (length * inner));
-            stream_chunks(
-                run, first, bytes, per_chunk * length * inner * size,
-                [&](std::uint64_t k, const cl::Buffer& buffer, const cl::Event& ready) {
-                    const Shape part{{std::min(per_chunk, blocks - k * per_chunk), length, inner}};
-                    return timed(run.reducer->enqueue_reduce_axes(
-                        run.queue.queue, buffer, 0, part, {1}, run.results, k * per_chunk * inner,
-                        {ready}, &launched));
-                });
-            continue;
-        }
-        const auto rows = std::max<std::uint64_t>(1, wanted / inner);
-        const auto chunks = std::max<std::uint64_t>(1, (length + rows - 1) / rows);
-        const cl::Buffer partials(run.queue.context, CL_MEM_READ_WRITE,
-                                  chunks * inner * run.reducer->accumulator_size());
-        stream_chunks(run, first, bytes, rows * inner * size,
-                      [&](std::uint64_t k, const cl::Buffer& buffer, const cl::Event& ready) {
-                          const Shape part{{std::min(rows, length - k * rows), inner}};
-                          return timed(run.reducer->enqueue_reduce_axes(
-                              run.queue.queue, buffer, 0, part, {0}, partials, k * inner, {ready},
-                              &launched, k * rows));
-                      });
-        timed(run.reducer->enqueue_combine_axes(run.queue.queue, partials, 0,
-                                                Shape{{chunks, inner}}, {0}, run.results, 0, {},
-                                                &launched));
+        std::vector<cl::Event> launched;
+        run.stream->enqueue_reduce_axes(share.part, share.axes, run.results, 0, &launched);
+        run.events.insert(run.events.end(), launched.begin(), launched.end());
     }
 }
 
 /// --exact: each result's exact sum rounded once by ExactSum, the whole array's exact kernels,
-/// one result after another over its values gathered side by side in memory order
-/// (correctness first: a segmented exact kernel is not written yet). ExactSum writes the
-/// sum's type, float (for float16 and bfloat16 too) or double: the sum's accumulator.
+/// one result after another over its values gathered side by side (gather_along_axes()).
+/// ExactSum writes the sum's type, float (for float16 and bfloat16 too) or double: the sum's
+/// accumulator.
 void enqueue_exact(Running& run, const Share& share, const Options& options,
                    const ValuesView& values) {
-    const auto offsets = axis_offsets(share.part, share.axes);
-    const auto length = offsets.reduced.size();
-    const auto size = info(options.type).size;
-    std::vector<unsigned char> gathered(std::max<std::size_t>(1, offsets.results.size() * length) *
-                                        size);
-    for (std::size_t k = 0; k < offsets.results.size(); ++k)
-        gather_result(values, offsets, k, &gathered[k * length * size]);
-    run.input = cl::Buffer(run.queue.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                           gathered.size(), gathered.data());
+    const auto runs = gather_along_axes(values, share.part, share.axes);
     run.exact = std::make_unique<ExactSum>(run.queue.context, run.queue.device, options.type,
                                            options.work_group_size);
     for (unsigned repeat = 0; repeat < std::max(1u, options.iterations); ++repeat)
-        for (std::size_t k = 0; k < offsets.results.size(); ++k)
-            run.events.push_back(run.exact->enqueue(
-                run.queue.queue, {{run.input, length, k * length}}, run.results, k));
+        run.exact->enqueue_runs(run.queue.queue, runs, run.results, 0, &run.events);
 }
 
 /// Reduces each share on its device (all enqueued before any is read) and gathers the
@@ -220,7 +150,8 @@ SegmentedResult reduce_shares(std::vector<Share>& shares, const Options& options
         for (const auto& step : steps)
             share.plan += describe(run.reducer->plan(step));
         if (options.host_input)
-            enqueue_streamed(run, share, options, first);
+            enqueue_streamed(run, share, options,
+                             ValuesView(values.type, first, share.part.values(), values.origin));
         else
             enqueue_whole(run, share, options, first);
     }
@@ -240,37 +171,12 @@ SegmentedResult reduce_shares(std::vector<Share>& shares, const Options& options
     return whole;
 }
 
-/// Each result's reference: the host's reduction where it evaluates the op and the map, else
-/// the whole-array check's (reference_for()): the same definitions in index order, on the
-/// first device, over each result's values gathered in memory order, so that a map's i is the
-/// value's index along the reduced axes there too.
-std::vector<Reference> references_of(const Options& options, const SelectedDevice& device,
-                                     const ValuesView& values, const Shape& shape) {
-    if (options.exact) // the exact sum rounded once, which the device must give bit for bit
-        return axis_references(values, shape, options.axes, [](const ValuesView& segment) {
-            return Reference{exact_host_sum(segment), "exact"};
-        });
-    const auto map = host_map(options.user.map);
-    if (map && options.op != Op::custom)
-        return host_reduce_axes(options.op, values, shape, options.axes, options.accumulate, *map);
-    DeviceQueue queues(device.device);
-    Reducer reducer(queues.context, device.device,
-                    recipe_for(options, query_report(device.device), Finish::passes));
-    return axis_references(values, shape, options.axes, [&](const ValuesView& segment) {
-        return reference_for(reducer, queues.queue, {segment});
-    });
-}
-
-/// --host-input streams chunks of one run of adjacent axes (enqueue_streamed()): not axes
-/// apart, whose steps after the first would each need the whole of the step before.
-void refuse_streaming(const Options& options, const std::vector<AxisLayout>& steps) {
+/// --exact sums each result on the device from a gathered copy of its values, so not with
+/// --host-input.
+void refuse_streaming(const Options& options) {
     if (options.exact && options.host_input)
         throw Failure(ExitCode::usage, "--exact --axis sums each result from the device's "
                                        "memory, so not with --host-input");
-    if (options.host_input && steps.size() > 1)
-        throw Failure(ExitCode::unsupported,
-                      "--host-input --axis streams chunks of one run of adjacent axes, so not "
-                      "along axes apart: their later steps read the whole first step's partials");
 }
 
 std::string device_name(const Share& share) {
@@ -333,7 +239,7 @@ ExitCode run_axes(const std::vector<SelectedDevice>& devices, const Options& opt
     const auto steps = steps_of(shape, options, file_shape.has_value());
     if (options.exact)
         refuse_inexact_op(options);
-    refuse_streaming(options, steps);
+    refuse_streaming(options);
     refuse_past_host_memory(shape.values(), info(options.type).size);
     const auto drawn =
         file ? HostValues{} : random_values(options.type, options.op, shape.values(), options.seed);
@@ -346,8 +252,9 @@ ExitCode run_axes(const std::vector<SelectedDevice>& devices, const Options& opt
     for (const auto& step : steps)
         length *= step.length;
     if (options.check)
-        refuse_wrong(options, result, references_of(options, devices.front(), values, shape),
-                     length, values.origin);
+        refuse_wrong(options, result,
+                     axis_references_of(options, devices.front().device, values, shape), length,
+                     values.origin);
     if (!options.output.empty())
         write_npy(options.output, options, result);
     if (options.format == Format::json)

@@ -133,15 +133,29 @@ def test_a_float_sum_along_axes_apart_is_within_the_bound_of_any_order(device):
     assert np.all(np.abs(got - exact) <= bound)
 
 
-def test_a_map_along_axes_apart_is_the_engines_error(device):
-    with pytest.raises(clreduce.Error, match="one run") as raised:
-        clreduce.sum(np.ones((2, 3, 4), np.int32), axis=(0, 2), map="x * x", device=device)
-    assert raised.value.cause == "unsupported"
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_a_map_along_axes_apart_counts_i_over_each_results_values(device, order):
+    # i: a value's index among its result's values in memory order (C order: a * 4 + c).
+    values = values_of(np.int64, (3, 5, 4), order, "sum")
+    a, _, c = np.indices(values.shape)
+    i = a * 4 + c if order == "C" else c * 3 + a
+    assert_equal_to_numpy(clreduce.sum(values, axis=(0, 2), map="x * x", device=device),
+                          np.sum(values * values, axis=(0, 2)))
+    assert_equal_to_numpy(clreduce.sum(values, axis=(2, 0), map="x * (long)i", device=device),
+                          np.sum(values * i, axis=(0, 2)))
 
 
-def test_an_exact_sum_along_an_axis_is_not_implemented(device):
-    with pytest.raises(NotImplementedError, match="whole arrays"):
-        clreduce.sum(np.ones((3, 4), np.float32), axis=0, exact=True, device=device)
+def test_a_numpy_array_streams_in_chunks_along_axes(device):
+    # Past one chunk (16 MiB, at least a quarter of the array): chunks of whole rows, of rows of
+    # a reduced leading axis (their partial arrays combined, argmax's first index along the
+    # whole axis), and of the first step along axes apart.
+    values = values_of(np.int8, (4096, 8200), "C", "argmax")
+    for axis in (0, 1):
+        assert_equal_to_numpy(clreduce.argmax(values, axis=axis, device=device),
+                              np.argmax(values, axis=axis))
+    cube = values.reshape(64, 64, 8200)
+    assert_equal_to_numpy(clreduce.max(cube, axis=(0, 2), device=device),
+                          np.max(cube, axis=(0, 2)))
 
 
 @pytest.fixture

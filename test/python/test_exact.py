@@ -111,3 +111,31 @@ def test_out_receives_the_exact_sum_rounded_on_the_device(queue):
     assert out.get().tolist() == [0, fsum_rounded(values[2:]), 0]
     with pytest.raises(TypeError, match="float32"):
         clreduce.sum(on_device, exact=True, out=cl_array.zeros(queue, 1, np.float64))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+@pytest.mark.parametrize("shape, axis, order", [
+    ((50, 301), 1, "C"), ((50, 301), 0, "C"), ((30, 7, 40), (0, 2), "C"),
+    ((30, 7, 40), 1, "F"), ((30, 7, 40), (0, 1), "F"), ((1, 5), 0, "C"),
+])
+def test_along_axes_each_result_is_its_fsum_rounded(device, dtype, shape, axis, order):
+    values = cancelling(dtype, int(np.prod(shape)) // 3 + 1)[: int(np.prod(shape))]
+    values = values.reshape(shape, order="F" if order == "F" else "C")
+    got = clreduce.sum(values, axis=axis, exact=True, device=device)
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    # Each result's values (the reduced axes moved last), summed by math.fsum, rounded once.
+    rows = np.moveaxis(values, axes, range(-len(axes), 0))
+    rows = rows.reshape(*rows.shape[: values.ndim - len(axes)], -1)
+    expected = np.array([fsum_rounded(row) for row in rows.reshape(-1, rows.shape[-1])], dtype)
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, expected.reshape(rows.shape[:-1]))
+
+
+def test_along_an_axis_of_a_pyopencl_array_and_refused_into_out(queue):
+    cl_array = pytest.importorskip("pyopencl.array")
+    values = cancelling(np.float32, 3000)[:9000].reshape(90, 100)
+    on_device = cl_array.to_device(queue, values)
+    got = clreduce.sum(on_device[10:], axis=1, exact=True)
+    np.testing.assert_array_equal(got, [fsum_rounded(row) for row in values[10:]])
+    with pytest.raises(NotImplementedError, match="without out="):
+        clreduce.sum(on_device, axis=1, exact=True, out=cl_array.zeros(queue, 90, np.float32))

@@ -58,8 +58,8 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, *, exact=False, map=
 
     `a`: a NumPy array (or anything np.asarray takes), copied to `device`; or a
     pyopencl.array.Array, reduced on `queue` (default: its own) where it is. `axis`: None (the
-    whole array: a NumPy scalar), an int or a tuple of axes (apart in memory too, but not with
-    a map; a NumPy array of the remaining axes; `keepdims`: with the reduced ones of length 1). `out`: a
+    whole array: a NumPy scalar), an int or a tuple of axes (apart in memory too; a NumPy
+    array of the remaining axes; `keepdims`: with the reduced ones of length 1). `out`: a
     pyopencl.array.Array whose first value receives the sum (with axis: of the result's
     shape), enqueued, for PyOpenCL input; then `out` is returned. `device`: None (the device
     `clreduce` takes without -p, -d, -t), a clreduce.Device, a pyopencl.Device or a triplet
@@ -67,9 +67,9 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, *, exact=False, map=
 
     `exact`: float32 and float64 values (float16 too, rounded to float32 as the engine
     rounds it): the exact sum rounded once, as math.fsum's rounded, the same bits on every
-    device; with out=, rounded on the device. `map`: OpenCL C over x, each value (and i, its
-    index), summed instead of the value: "x*x" for the sum of squares, "fabs(x)" for the L1
-    norm.
+    device; with out=, rounded on the device (not along axes). `map`: OpenCL C over x, each
+    value (and i, its index), summed instead of the value: "x*x" for the sum of squares,
+    "fabs(x)" for the L1 norm.
     """
     return _reduce("sum", a, axis, dtype, out, keepdims, device, queue, exact=exact, map=map)
 

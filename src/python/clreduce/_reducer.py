@@ -139,9 +139,9 @@ class Reducer:
     the compiled programs of every context for the process, so a Reducer for something already
     built costs no compile. A Reducer may be shared by threads; each call has it to itself.
 
-    `axis` (a call's): NumPy's, an int or a tuple of axes (apart: not with a map); the reduction
+    `axis` (a call's): NumPy's, an int or a tuple of axes (apart in memory too); the reduction
     along them is the engine's SegmentedReducer, built on the first such call and kept, as the
-    whole-array engine is.
+    whole-array engine is; NumPy arrays are streamed to it in chunks as whole arrays are.
 
     The result's dtype is `result_dtype`, NumPy's: int64 for a sum of int32, uint64 for one of
     uint32, the values' own for min and max, bool for any and all. `accumulate` (sum, prod and
@@ -153,6 +153,7 @@ class Reducer:
     accum_t) and `identity` is an op of your own, as ReductionKernel's reduce_expr and neutral.
     `exact` (a sum of float32 or float64; float16 as the engine has it): the sum rounded once,
     the same bits on every device; float16's is rounded to float32, as the engine rounds it.
+    Along axes, each result's sum so, its values gathered on the host (not with out=).
     """
 
     def __init__(self, dtype, op="sum", device=None, accumulate=None, *, map=None,
@@ -208,7 +209,7 @@ class Reducer:
             if out is not None or queue is not None:
                 raise TypeError("out= and queue= take PyOpenCL arrays and queues: a is not one")
             a = np.asarray(a)
-        axes = self._reduced_axes(axis, a.ndim)
+        axes = reduced_axes(axis, a.ndim, self.op)
         if out is not None:
             self._check_out_shape(a, axes, out, keepdims)
             out.add_event(self.enqueue(a, out, queue=queue, axis=axis))
@@ -230,7 +231,12 @@ class Reducer:
         import pyopencl
 
         queue = self._check_pyopencl_input(a, queue)
-        axes = self._reduced_axes(axis, a.ndim)
+        axes = reduced_axes(axis, a.ndim, self.op)
+        if axes is not None and self.exact:
+            raise NotImplementedError(
+                "exact=True along an axis gathers each result's values on the host, so it "
+                "blocks: reduce without out="
+            )
         engine = self._engine_for(queue, along_axes=axes is not None)
         # argmin's and argmax's indices are NumPy's int64, not the accumulator.
         result = np.dtype(np.int64) if self.op in ONE_AXIS_OPS else _numpy_dtype(engine.accumulator)
@@ -325,15 +331,6 @@ class Reducer:
         values = a.reshape(-1, order=memory_order(a))
         return engine, engine.reduce_host(on_device.queue, values, *engine_axes(a, axes))
 
-    def _reduced_axes(self, axis, ndim):
-        """reduced_axes(), refused along axes for an exact sum, which the engine has for whole
-        arrays only."""
-        axes = reduced_axes(axis, ndim, self.op)
-        if axes is not None and self.exact:
-            raise NotImplementedError(
-                "exact=True along an axis: the engine's exact sum reduces whole arrays"
-            )
-        return axes
 
     def _check_dtype(self, a):
         if a.dtype != self.dtype:
@@ -392,7 +389,7 @@ class Reducer:
             return self._engines[key]
 
     def _new_engine(self, context, device, along_axes):
-        if self.exact and not along_axes:
+        if self.exact:  # whole arrays and along axes alike
             return _clreduce.ExactEngine(context, device, _ENGINE_TYPES[self.dtype])
         kind = _clreduce.AxisEngine if along_axes else _clreduce.Engine
         return kind(
