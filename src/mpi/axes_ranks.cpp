@@ -13,8 +13,6 @@
 #include "tool/report.hpp"
 
 #include <climits>
-#include <cstring>
-#include <limits>
 #include <memory>
 #include <mpi.h>
 #include <ostream>
@@ -67,22 +65,10 @@ std::string parts_text(const AxisLayout& layout, int ranks) {
     return text;
 }
 
-/// Adds `rows` to the index of each of argmin's or argmax's pairs (`size` bytes apart, the
-/// index at byte 8), but the identity's, which must stay past every value's.
-void move_indices(std::vector<unsigned char>& pairs, std::size_t size, std::uint64_t rows) {
-    for (std::size_t at = sizeof(std::int64_t); at < pairs.size(); at += size) {
-        std::int64_t index = 0;
-        std::memcpy(&index, &pairs[at], sizeof index);
-        if (index != std::numeric_limits<std::int64_t>::max())
-            index += static_cast<std::int64_t>(rows);
-        std::memcpy(&pairs[at], &index, sizeof index);
-    }
-}
-
 /// This rank's part reduced on its device: the reducer (which reads results back) and the
-/// results' bytes, as the kernels write them. argmin's and argmax's indices count from the
-/// part's first row; with the rows split they are made the whole axis's here (an empty
-/// part's index, past every value's, stays).
+/// results' bytes, as the kernels write them. With the rows split, a value's index (a map's
+/// i, argmin's and argmax's) counts from the part's first row in the whole axis, as one
+/// device's does.
 struct PartResults {
     std::unique_ptr<SegmentedReducer> reducer;
     std::vector<unsigned char> bytes;
@@ -110,12 +96,11 @@ PartResults reduce_part(const SelectedDevice& device, const Options& options,
     const cl::Buffer output(queue.context, CL_MEM_READ_WRITE,
                             std::max<std::uint64_t>(1, results) * result_size);
     const Shape shape{{part.blocks, part.rows, layout.inner}, Order::c};
-    done.reducer->enqueue_reduce_axes(queue.queue, input, 0, shape, {1}, output, 0);
+    done.reducer->enqueue_reduce_axes(queue.queue, input, 0, shape, {1}, output, 0, {}, nullptr,
+                                      part.split_rows ? part.first_row : 0);
     done.bytes.resize(results * result_size);
     if (results > 0)
         queue.queue.enqueueReadBuffer(output, CL_TRUE, 0, done.bytes.size(), done.bytes.data());
-    if (info(options.op).indexed && part.split_rows)
-        move_indices(done.bytes, result_size, part.first_row);
     return done;
 }
 
