@@ -14,7 +14,8 @@
 //                     values; narrow matrices put several rows in one work-group's reads.
 //
 // Both work in tiles, each what a work-group reads at once; a launch holds no more work-groups
-// than the device runs well together, each looping over several neighbouring tiles. Both write
+// than the device runs well together, each looping over several neighbouring tiles. Where a
+// work-item reduces a whole narrow row or column a tile, it takes `batch` tiles at once. Both write
 // accumulators; passes over partials are built with the accumulator as input_t and map as a
 // conversion, as reduce.cl's are.
 
@@ -38,6 +39,25 @@ accum_t fold_share(global const input_t* in, ulong base, ulong stride, ulong fro
     return op(op(a, b), op(c, d));
 }
 
+// The most tiles a work-item reduces at once (SegmentPass::batch, segment_plan.cpp).
+#define SEGMENT_BATCH 8
+
+// `count` shares of `length` values each at once, share b's value i at
+// in[base[b] + i * stride], mapped as index_base + i, reduced into value[b]. Where a work-item
+// reads only a few values a tile (a narrow row, a short column), a tile at a time left too few
+// loads in flight (the store of one tile's result comes before the next tile's loads): on the
+// H100 rows of 2 values read at half the stream read's rate. `count` is the same for a whole
+// work-group, so the loads it leaves out diverge nowhere.
+void fold_batch(global const input_t* in, const ulong* base, uint count, ulong stride, ulong length,
+                ulong index_base, accum_t* value) {
+    for (uint b = 0; b < SEGMENT_BATCH; ++b)
+        value[b] = identity();
+    for (ulong i = 0; i < length; ++i)
+        for (uint b = 0; b < SEGMENT_BATCH; ++b)
+            if (b < count)
+                value[b] = op(value[b], map(load(in, base[b] + i * stride), index_base + i));
+}
+
 // Where chunk `chunk` of `chunks` of a segment of `length` values begins.
 ulong chunk_begin(ulong length, ulong chunks, ulong chunk) {
     const ulong size = length / chunks + (length % chunks != 0);
@@ -58,16 +78,33 @@ void group_tiles(ulong tiles, uint tiles_per_group, ulong* from, ulong* to) {
 // two that divides the work-group size) numbered t reduces chunk t % chunks of segment
 // t / chunks and writes out[first_out + t]: a segment's chunks' partials lie side by side.
 // Tile k holds teams k * (work-group size / width) on. Divisions of 64-bit values are left to
-// split segments (chunks > 1): they cost a GPU tens of instructions each.
+// split segments (chunks > 1): they cost a GPU tens of instructions each. With `batch` > 1
+// (uniform rows, a work-item each, whole), a work-item reduces its row of `batch` tiles at once.
 kernel void reduce_segments(global const input_t* in, ulong first, ulong index_base,
                             global const ulong* offsets, ulong uniform, ulong segments, uint width,
-                            ulong chunks, ulong tiles, uint tiles_per_group, global accum_t* out,
-                            ulong first_out, local accum_t* scratch) {
+                            uint batch, ulong chunks, ulong tiles, uint tiles_per_group,
+                            global accum_t* out, ulong first_out, local accum_t* scratch) {
     const uint lid = get_local_id(0);
     const uint lane = lid % width;
     const uint teams_per_tile = get_local_size(0) / width;
     ulong tile, last;
     group_tiles(tiles, tiles_per_group, &tile, &last);
+    if (batch > 1) { // uniform rows of a work-item each, whole: `batch` tiles at once
+        for (; tile < last; tile += batch) {
+            const uint count = (uint)min((ulong)batch, last - tile);
+            ulong base[SEGMENT_BATCH];
+            for (uint b = 0; b < SEGMENT_BATCH; ++b) // a past-the-end row reads the last one
+                base[b] = first + min((tile + b) * teams_per_tile + lid, segments - 1) * uniform;
+            accum_t value[SEGMENT_BATCH];
+            fold_batch(in, base, count, 1, uniform, index_base, value);
+            for (uint b = 0; b < count; ++b) {
+                const ulong segment = (tile + b) * teams_per_tile + lid;
+                if (segment < segments)
+                    out[first_out + segment] = value[b];
+            }
+        }
+        return;
+    }
     for (; tile < last; ++tile) {
         const ulong team = tile * teams_per_tile + lid / width;
         const ulong segment = chunks == 1 ? team : team / chunks;
@@ -104,9 +141,10 @@ kernel void reduce_segments(global const input_t* in, ulong first, ulong index_b
 // rows at a time; tile g takes chunk g % chunks of the rows of column tile g / chunks %
 // column_tiles of block g / chunks / column_tiles. The partial of column k of block o, chunk c,
 // goes to out[first_out + (o * columns + k) * chunks + c]: a column's chunks side by side, as
-// rows for a second launch of reduce_segments.
+// rows for a second launch of reduce_segments. With `batch` > 1 (a column a work-item, one
+// phase, one chunk), a work-item reduces its column of `batch` tiles at once.
 kernel void reduce_columns(global const input_t* in, ulong first, ulong index_base, ulong rows,
-                           ulong columns, uint width, ulong chunks, ulong tiles,
+                           ulong columns, uint width, uint batch, ulong chunks, ulong tiles,
                            uint tiles_per_group, global accum_t* out, ulong first_out,
                            local accum_t* scratch) {
     const uint lid = get_local_id(0);
@@ -115,6 +153,27 @@ kernel void reduce_columns(global const input_t* in, ulong first, ulong index_ba
     const ulong column_tiles = columns / width + (columns % width != 0);
     ulong tile, last;
     group_tiles(tiles, tiles_per_group, &tile, &last);
+    if (batch > 1) { // a column of a work-item each, whole (one phase, one chunk): `batch` at once
+        for (; tile < last; tile += batch) {
+            const uint count = (uint)min((ulong)batch, last - tile);
+            ulong base[SEGMENT_BATCH], result[SEGMENT_BATCH];
+            bool inside[SEGMENT_BATCH]; // a width that does not divide leaves some idle
+            for (uint b = 0; b < SEGMENT_BATCH; ++b) {
+                const ulong group = tile + b;
+                const ulong block = group < column_tiles ? 0 : group / column_tiles;
+                const ulong column = (group - block * column_tiles) * width + lid;
+                inside[b] = column < columns;
+                result[b] = block * columns + column;
+                base[b] = first + block * rows * columns + min(column, columns - 1);
+            }
+            accum_t value[SEGMENT_BATCH];
+            fold_batch(in, base, count, columns, rows, index_base, value);
+            for (uint b = 0; b < count; ++b)
+                if (inside[b])
+                    out[first_out + result[b]] = value[b];
+        }
+        return;
+    }
     for (; tile < last; ++tile) {
         const ulong group = chunks == 1 ? tile : tile / chunks;
         const ulong block = group < column_tiles ? 0 : group / column_tiles;

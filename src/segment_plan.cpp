@@ -113,6 +113,28 @@ SegmentPass columns_pass(const AxisLayout& layout, const SegmentDevice& device) 
     return pass;
 }
 
+/// segmented.cl's SEGMENT_BATCH: the most tiles a work-item reduces at once.
+constexpr std::uint32_t most_batched_tiles = 8;
+
+/// A work-item that reduces a whole uniform row or column of this many values or fewer a tile
+/// takes several tiles at once (batched_tiles).
+constexpr std::uint64_t narrow_values = 32;
+
+/// Where each work-item reduces one whole narrow row or column a tile, it takes the device's
+/// batched_tiles neighbouring tiles at once, their loads in flight together: a tile's few loads
+/// alone left the H100's memory idle (docs/axes.md). Each work-group then loops over a
+/// multiple of that many tiles.
+void batch_narrow(SegmentPass& pass, const SegmentDevice& device) {
+    const bool one_each =
+        pass.kernel == SegmentKernel::rows ? pass.width == 1 : pass.width == pass.work_group_size;
+    if (device.batched_tiles < 2 || !one_each || pass.chunks != 1 || pass.length > narrow_values)
+        return;
+    pass.batch = device.batched_tiles;
+    pass.tiles_per_group = static_cast<std::uint32_t>(
+        divide_up(std::max(pass.tiles_per_group, pass.batch), pass.batch) * pass.batch);
+    pass.work_groups = divide_up(pass.tiles, pass.tiles_per_group);
+}
+
 } // namespace
 
 SegmentDevice segment_device(std::size_t work_group_size, std::uint64_t compute_units, bool cpu,
@@ -141,6 +163,9 @@ SegmentDevice segment_device(std::size_t work_group_size, std::uint64_t compute_
     // per row, where there are half a work-group's rows per core or more (docs/axes.md).
     if (cpu)
         device.whole_rows_from = compute_units * work_group_size / 2;
+    // A CPU's work-item streams its row alone; not measured batched.
+    device.batched_tiles = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(or_default(tuning.batched_tiles, cpu ? 1 : 4), most_batched_tiles));
     return device;
 }
 
@@ -230,15 +255,32 @@ std::uint64_t SegmentPass::outputs() const {
 std::vector<SegmentPass> plan_axis(const AxisLayout& layout, const SegmentDevice& device) {
     if (layout.results() == 0)
         return {};
-    const auto first = layout.inner == 1 ? rows_pass(layout.blocks, layout.length, device, true)
-                                         : columns_pass(layout, device);
+    auto first = layout.inner == 1 ? rows_pass(layout.blocks, layout.length, device, true)
+                                   : columns_pass(layout, device);
+    batch_narrow(first, device);
     if (first.chunks == 1)
         return {first};
-    return {first, rows_pass(layout.results(), first.chunks, device, false)};
+    auto second = rows_pass(layout.results(), first.chunks, device, false);
+    batch_narrow(second, device);
+    return {first, second};
 }
 
-SegmentPass plan_csr(std::uint64_t segments, std::uint64_t values, const SegmentDevice& device) {
-    return rows_pass(segments, segments == 0 ? 0 : values / segments, device, false);
+std::vector<SegmentPass> plan_csr(std::uint64_t segments, std::uint64_t values,
+                                  const SegmentDevice& device) {
+    if (segments == 0)
+        return {};
+    auto first = rows_pass(segments, values / segments, device, false);
+    // Few segments, each a work-group's: their lengths are on the device, and a long one among
+    // short ones (a heavy tail) would be left to one work-group while the rest of the device
+    // idles. So each is cut in the chunks that would fill the device were they all alike; a
+    // short segment's chunks are mostly empty, and cost a work-group's start each.
+    if (first.width < device.work_group_size || segments * 4 >= device.target_work_groups)
+        return {first};
+    first.chunks = divide_up(device.target_work_groups, segments);
+    spread_tiles(first, segments * first.chunks, device);
+    auto second = rows_pass(segments, first.chunks, device, false);
+    batch_narrow(second, device);
+    return {first, second};
 }
 
 std::string describe(const std::vector<SegmentPass>& passes) {
@@ -255,6 +297,8 @@ std::string describe(const std::vector<SegmentPass>& passes) {
              << pass.work_groups << " work-groups of " << pass.work_group_size;
         if (pass.tiles_per_group > 1)
             text << ", " << pass.tiles_per_group << " tiles each";
+        if (pass.batch > 1)
+            text << ", " << pass.batch << " at once";
         text << "\n";
     }
     return text.str();

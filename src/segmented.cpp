@@ -131,8 +131,9 @@ void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const Segment
         rows ? set_args(kernel, shape, offsets ? *offsets : out,
                         cl_ulong{offsets ? 0 : pass.length}, cl_ulong{pass.blocks})
              : set_args(kernel, shape, cl_ulong{pass.length}, cl_ulong{pass.columns});
-    set_args(kernel, shared, cl_uint{pass.width}, cl_ulong{pass.chunks}, cl_ulong{pass.tiles},
-             cl_uint{pass.tiles_per_group}, out, cl_ulong{first_out}, scratch);
+    set_args(kernel, shared, cl_uint{pass.width}, cl_uint{pass.batch}, cl_ulong{pass.chunks},
+             cl_ulong{pass.tiles}, cl_uint{pass.tiles_per_group}, out, cl_ulong{first_out},
+             scratch);
     queue.enqueueNDRangeKernel(
         kernel, cl::NullRange, cl::NDRange(pass.work_groups * pass.work_group_size),
         cl::NDRange(pass.work_group_size), wait.empty() ? nullptr : &wait, &event);
@@ -142,7 +143,14 @@ void SegmentedReducer::enqueue_step(const cl::CommandQueue& queue, const AxisLay
                                     const Source& in, const cl::Buffer& out,
                                     std::uint64_t first_out, const std::vector<cl::Event>& wait,
                                     std::vector<cl::Event>& launched) {
-    const auto passes = plan(layout);
+    enqueue_passes(queue, plan(layout), in, nullptr, out, first_out, wait, launched);
+}
+
+void SegmentedReducer::enqueue_passes(const cl::CommandQueue& queue,
+                                      const std::vector<SegmentPass>& passes, const Source& in,
+                                      const cl::Buffer* offsets, const cl::Buffer& out,
+                                      std::uint64_t first_out, const std::vector<cl::Event>& wait,
+                                      std::vector<cl::Event>& launched) {
     if (passes.empty()) // no results
         return;
     const bool split = passes.size() == 2;
@@ -152,7 +160,7 @@ void SegmentedReducer::enqueue_step(const cl::CommandQueue& queue, const AxisLay
         partials_capacity_ = passes.front().outputs();
     }
     launched.emplace_back();
-    enqueue_pass(queue, passes.front(), in, nullptr, split ? partials_ : out, split ? 0 : first_out,
+    enqueue_pass(queue, passes.front(), in, offsets, split ? partials_ : out, split ? 0 : first_out,
                  wait, launched.back());
     if (split) {
         launched.emplace_back();
@@ -218,23 +226,35 @@ cl::Event SegmentedReducer::enqueue_axes(const cl::CommandQueue& queue, const So
     throw Error(error);
 }
 
-cl::Event SegmentedReducer::enqueue_reduce_segments(
-    const cl::CommandQueue& queue, const cl::Buffer& input, std::uint64_t first,
-    std::uint64_t count, const cl::Buffer& offsets, std::uint64_t segments,
-    const cl::Buffer& result, std::uint64_t result_index, const std::vector<cl::Event>& wait,
-    cl::Event* launch) try {
+cl::Event
+SegmentedReducer::enqueue_reduce_segments(const cl::CommandQueue& queue, const cl::Buffer& input,
+                                          std::uint64_t first, std::uint64_t count,
+                                          const cl::Buffer& offsets, std::uint64_t segments,
+                                          const cl::Buffer& result, std::uint64_t result_index,
+                                          const std::vector<cl::Event>& wait, cl::Event* launch) {
+    std::vector<cl::Event> launched;
+    enqueue_segments(queue, input, first, count, offsets, segments, result, result_index, wait,
+                     launched);
+    if (launch)
+        *launch = launched.back();
+    return launched.back();
+}
+
+void SegmentedReducer::enqueue_segments(const cl::CommandQueue& queue, const cl::Buffer& input,
+                                        std::uint64_t first, std::uint64_t count,
+                                        const cl::Buffer& offsets, std::uint64_t segments,
+                                        const cl::Buffer& result, std::uint64_t result_index,
+                                        const std::vector<cl::Event>& wait,
+                                        std::vector<cl::Event>& launched) try {
     require_holds(input, first, count, info(policy_->recipe.type).size, "input");
     require_holds(offsets, 0, segments + 1, sizeof(cl_ulong), "offsets");
     require_holds(result, result_index, segments, accumulator_size(), "result");
-    cl::Event event;
-    if (segments == 0)
-        queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &event);
-    else
-        enqueue_pass(queue, plan_csr(segments, count, *device_shape_), {input, first, false, 0},
-                     &offsets, result, result_index, wait, event);
-    if (launch)
-        *launch = event;
-    return event;
+    enqueue_passes(queue, plan_csr(segments, count, *device_shape_), {input, first, false, 0},
+                   &offsets, result, result_index, wait, launched);
+    if (launched.empty()) { // no segments: nothing to do but what the caller waits for
+        launched.emplace_back();
+        queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &launched.back());
+    }
 } catch (const cl::Error& error) {
     throw Error(error);
 }
@@ -292,9 +312,9 @@ SegmentedResult SegmentedReducer::reduce_segments(const cl::CommandQueue& queue,
                                                   std::uint64_t segments) try {
     const cl::Buffer results(context_, CL_MEM_READ_WRITE,
                              std::max<std::uint64_t>(1, segments) * accumulator_size());
-    cl::Event launch;
-    enqueue_reduce_segments(queue, input, first, count, offsets, segments, results, 0, {}, &launch);
-    return read_results(queue, results, Shape{{segments}, Order::c}, {launch});
+    std::vector<cl::Event> launched;
+    enqueue_segments(queue, input, first, count, offsets, segments, results, 0, {}, launched);
+    return read_results(queue, results, Shape{{segments}, Order::c}, launched);
 } catch (const cl::Error& error) {
     throw Error(error);
 }
