@@ -2,7 +2,7 @@
 // (docs/axes.md): an R x C row-major matrix of R x C = 2^log2 values, C = 2^1 ... 2^(log2 - 1),
 // reduced along each axis, int32 and float sums, on the first device of the type.
 //
-//   axis_benchmark [gpu|cpu] [log2 values] [runs] [sweep|quick|narrow|csr|csr-sweep]
+//   axis_benchmark [gpu|cpu] [log2 values] [runs] [sweep|quick|narrow|csr|csr-sweep|ceiling]
 //                                                                     (default: gpu 28 10)
 //
 // With `sweep`, every tuning (SegmentTuning) is timed where it changes the plan, with `quick` or
@@ -13,11 +13,12 @@
 // tests.
 //
 // With `csr` (`csr-sweep`: and a few tunings), ragged CSR segments of up to 2^log2 values in all
-// instead (reduce_segments):
-// lengths uniform in 0 ... 2000, and a heavy tail, 2^(20 u) for u uniform in [0, 1) (1 ... 2^20,
-// as many segments of each octave). CSV: type,lengths,segments,values,team,units,plan,min_us,
-// median_us,gbps,stream_us,percent; the time (a split's two launches' added) and the stream
-// read are of the values the segments hold.
+// instead (reduce_segments): lengths uniform in 0 ... 2000, and a heavy tail, 2^(20 u) for u
+// uniform in [0, 1) (1 ... 2^20, as many segments of each octave). CSV:
+// type,lengths,segments,values,team,units,plan,min_us,median_us,gbps,stream_us,percent; the time
+// (a split's two launches' added) and the stream read are of the values the segments hold. With
+// `ceiling`, float rows of 2, 4 and 8 summed by a hand-written kernel of vector loads
+// (time_hand_rows) instead.
 
 #include "detail/measure.hpp"
 #include "detail/profiling.hpp"
@@ -227,6 +228,60 @@ bool time_csr(const Bench& bench, DataType type, unsigned log2,
     return right;
 }
 
+/// Float rows of 2, 4 and 8 summed by hand: a work-item per row, the row in one vector load,
+/// its sum written. No op, no type, no tiles: what reading the matrix and writing the result
+/// can take at best, the ceiling of the narrow rows' percentages (docs/axes.md).
+const char* const hand_rows_source = R"(
+kernel void rows2(global const float2* in, global float* out) {
+    const float2 v = in[get_global_id(0)];
+    out[get_global_id(0)] = v.x + v.y;
+}
+kernel void rows4(global const float4* in, global float* out) {
+    const float4 v = in[get_global_id(0)];
+    out[get_global_id(0)] = (v.x + v.y) + (v.z + v.w);
+}
+kernel void rows8(global const float8* in, global float* out) {
+    const float4 v = in[get_global_id(0)].lo + in[get_global_id(0)].hi;
+    out[get_global_id(0)] = (v.x + v.y) + (v.z + v.w);
+}
+)";
+
+/// Times the hand-written rows of 2, 4 and 8 floats against the stream read. CSV:
+/// columns,min_us,median_us,stream_us,percent.
+void time_hand_rows(const Bench& bench, unsigned log2) {
+    const std::uint64_t values = std::uint64_t{1} << log2;
+    Recipe recipe;
+    recipe.type = DataType::float32;
+    Reducer whole(bench.context, bench.device, recipe);
+    StreamRead stream(whole, bench.queue);
+    const cl::Buffer input(bench.context, CL_MEM_READ_ONLY, values * 4);
+    bench.queue.enqueueFillBuffer(input, cl_float{1}, 0, values * 4);
+    const cl::Buffer results(bench.context, CL_MEM_READ_WRITE, values / 2 * 4);
+    cl::Program program(bench.context, hand_rows_source);
+    program.build({bench.device});
+    for (const std::uint64_t columns : {2, 4, 8}) {
+        cl::Kernel kernel(program, ("rows" + std::to_string(columns)).c_str());
+        kernel.setArg(0, input);
+        kernel.setArg(1, results);
+        std::vector<double> span, read;
+        for (unsigned run = 0; run <= bench.runs; ++run) {
+            cl::Event event;
+            bench.queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(values / columns),
+                                             cl::NDRange(256), nullptr, &event);
+            bench.queue.finish();
+            const double stream_us = stream.launch_us({{input, values}});
+            if (run == 0)
+                continue; // warm-up
+            span.push_back(clreduce::command_us(event));
+            read.push_back(stream_us);
+        }
+        const double best = *std::min_element(span.begin(), span.end());
+        std::printf("%llu,%.1f,%.1f,%.1f,%.0f\n", static_cast<unsigned long long>(columns), best,
+                    median(span), median(read), 100 * median(read) / best);
+        std::fflush(stdout);
+    }
+}
+
 /// The tunings of ragged CSR segments: the defaults, and with `sweep` teams and splits.
 std::vector<SegmentTuning> csr_tunings(const std::string& mode) {
     std::vector<SegmentTuning> all{{}};
@@ -283,13 +338,18 @@ int main(int argc, char* argv[]) try {
     const auto device = first_device(kind == "cpu" ? CL_DEVICE_TYPE_CPU : CL_DEVICE_TYPE_GPU);
     const cl::Context context(device);
     const cl::CommandQueue queue(context, device, CL_QUEUE_PROFILING_ENABLE);
-    std::printf(
-        "# %s\n%s\n", device.getInfo<CL_DEVICE_NAME>().c_str(),
-        csr ? "type,lengths,segments,values,team,units,plan,min_us,median_us,gbps,stream_us,"
-              "percent"
-            : "type,axis,columns,team,chunk,units,column,launched,batched,plan,"
-              "min_us,median_us,gbps,stream_us,percent");
+    const bool ceiling = mode == "ceiling";
+    std::printf("# %s\n%s\n", device.getInfo<CL_DEVICE_NAME>().c_str(),
+                ceiling ? "columns,min_us,median_us,stream_us,percent"
+                : csr   ? "type,lengths,segments,values,team,units,plan,min_us,median_us,gbps,"
+                          "stream_us,percent"
+                        : "type,axis,columns,team,chunk,units,column,launched,batched,plan,"
+                          "min_us,median_us,gbps,stream_us,percent");
     const Bench bench{context, device, queue, runs};
+    if (ceiling) {
+        time_hand_rows(bench, log2);
+        return 0;
+    }
     bool right = true;
     for (const auto type : {DataType::int32, DataType::float32})
         right = (csr ? time_csr(bench, type, log2, csr_tunings(mode))
