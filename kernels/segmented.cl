@@ -12,10 +12,11 @@
 //   reduce_columns    segments whose values lie `columns` apart (a reduced leading axis): each
 //                     work-item owns a column, so that neighbouring work-items read neighbouring
 //                     values; narrow matrices put several rows in one work-group's reads.
+//   ..._batched       the two where a work-item reduces a whole narrow row or column a tile:
+//                     several tiles at once.
 //
 // Both work in tiles, each what a work-group reads at once; a launch holds no more work-groups
-// than the device runs well together, each looping over several neighbouring tiles. Where a
-// work-item reduces a whole narrow row or column a tile, it takes `batch` tiles at once. Both write
+// than the device runs well together, each looping over several neighbouring tiles. Both write
 // accumulators; passes over partials are built with the accumulator as input_t and map as a
 // conversion, as reduce.cl's are.
 
@@ -39,20 +40,22 @@ accum_t fold_share(global const input_t* in, ulong base, ulong stride, ulong fro
     return op(op(a, b), op(c, d));
 }
 
-// The most tiles a work-item reduces at once (SegmentPass::batch, segment_plan.cpp).
-#define SEGMENT_BATCH 8
+// The tiles a batched kernel's work-item reduces at once (SegmentPass::batch, segment_plan.cpp).
+#define SEGMENT_BATCH 4
 
-// `count` shares of `length` values each at once, share b's value i at
+// `count` (at most SEGMENT_BATCH) shares of `length` values each at once, share b's value i at
 // in[base[b] + i * stride], mapped as index_base + i, reduced into value[b]. Where a work-item
-// reads only a few values a tile (a narrow row, a short column), a tile at a time left too few
-// loads in flight (the store of one tile's result comes before the next tile's loads): on the
-// H100 rows of 2 values read at half the stream read's rate. `count` is the same for a whole
+// reads only a few values a tile (a narrow row, a short column), a tile at a time leaves few
+// loads in flight: the store of one tile's result comes before the next tile's loads. The
+// loops over the shares unroll, their arrays are registers; `count` is the same for a whole
 // work-group, so the loads it leaves out diverge nowhere.
 void fold_batch(global const input_t* in, const ulong* base, uint count, ulong stride, ulong length,
                 ulong index_base, accum_t* value) {
+#pragma unroll
     for (uint b = 0; b < SEGMENT_BATCH; ++b)
         value[b] = identity();
     for (ulong i = 0; i < length; ++i)
+#pragma unroll
         for (uint b = 0; b < SEGMENT_BATCH; ++b)
             if (b < count)
                 value[b] = op(value[b], map(load(in, base[b] + i * stride), index_base + i));
@@ -78,33 +81,16 @@ void group_tiles(ulong tiles, uint tiles_per_group, ulong* from, ulong* to) {
 // two that divides the work-group size) numbered t reduces chunk t % chunks of segment
 // t / chunks and writes out[first_out + t]: a segment's chunks' partials lie side by side.
 // Tile k holds teams k * (work-group size / width) on. Divisions of 64-bit values are left to
-// split segments (chunks > 1): they cost a GPU tens of instructions each. With `batch` > 1
-// (uniform rows, a work-item each, whole), a work-item reduces its row of `batch` tiles at once.
+// split segments (chunks > 1): they cost a GPU tens of instructions each.
 kernel void reduce_segments(global const input_t* in, ulong first, ulong index_base,
                             global const ulong* offsets, ulong uniform, ulong segments, uint width,
-                            uint batch, ulong chunks, ulong tiles, uint tiles_per_group,
-                            global accum_t* out, ulong first_out, local accum_t* scratch) {
+                            ulong chunks, ulong tiles, uint tiles_per_group, global accum_t* out,
+                            ulong first_out, local accum_t* scratch) {
     const uint lid = get_local_id(0);
     const uint lane = lid % width;
     const uint teams_per_tile = get_local_size(0) / width;
     ulong tile, last;
     group_tiles(tiles, tiles_per_group, &tile, &last);
-    if (batch > 1) { // uniform rows of a work-item each, whole: `batch` tiles at once
-        for (; tile < last; tile += batch) {
-            const uint count = (uint)min((ulong)batch, last - tile);
-            ulong base[SEGMENT_BATCH];
-            for (uint b = 0; b < SEGMENT_BATCH; ++b) // a past-the-end row reads the last one
-                base[b] = first + min((tile + b) * teams_per_tile + lid, segments - 1) * uniform;
-            accum_t value[SEGMENT_BATCH];
-            fold_batch(in, base, count, 1, uniform, index_base, value);
-            for (uint b = 0; b < count; ++b) {
-                const ulong segment = (tile + b) * teams_per_tile + lid;
-                if (segment < segments)
-                    out[first_out + segment] = value[b];
-            }
-        }
-        return;
-    }
     for (; tile < last; ++tile) {
         const ulong team = tile * teams_per_tile + lid / width;
         const ulong segment = chunks == 1 ? team : team / chunks;
@@ -141,10 +127,9 @@ kernel void reduce_segments(global const input_t* in, ulong first, ulong index_b
 // rows at a time; tile g takes chunk g % chunks of the rows of column tile g / chunks %
 // column_tiles of block g / chunks / column_tiles. The partial of column k of block o, chunk c,
 // goes to out[first_out + (o * columns + k) * chunks + c]: a column's chunks side by side, as
-// rows for a second launch of reduce_segments. With `batch` > 1 (a column a work-item, one
-// phase, one chunk), a work-item reduces its column of `batch` tiles at once.
+// rows for a second launch of reduce_segments.
 kernel void reduce_columns(global const input_t* in, ulong first, ulong index_base, ulong rows,
-                           ulong columns, uint width, uint batch, ulong chunks, ulong tiles,
+                           ulong columns, uint width, ulong chunks, ulong tiles,
                            uint tiles_per_group, global accum_t* out, ulong first_out,
                            local accum_t* scratch) {
     const uint lid = get_local_id(0);
@@ -153,27 +138,6 @@ kernel void reduce_columns(global const input_t* in, ulong first, ulong index_ba
     const ulong column_tiles = columns / width + (columns % width != 0);
     ulong tile, last;
     group_tiles(tiles, tiles_per_group, &tile, &last);
-    if (batch > 1) { // a column of a work-item each, whole (one phase, one chunk): `batch` at once
-        for (; tile < last; tile += batch) {
-            const uint count = (uint)min((ulong)batch, last - tile);
-            ulong base[SEGMENT_BATCH], result[SEGMENT_BATCH];
-            bool inside[SEGMENT_BATCH]; // a width that does not divide leaves some idle
-            for (uint b = 0; b < SEGMENT_BATCH; ++b) {
-                const ulong group = tile + b;
-                const ulong block = group < column_tiles ? 0 : group / column_tiles;
-                const ulong column = (group - block * column_tiles) * width + lid;
-                inside[b] = column < columns;
-                result[b] = block * columns + column;
-                base[b] = first + block * rows * columns + min(column, columns - 1);
-            }
-            accum_t value[SEGMENT_BATCH];
-            fold_batch(in, base, count, columns, rows, index_base, value);
-            for (uint b = 0; b < count; ++b)
-                if (inside[b])
-                    out[first_out + result[b]] = value[b];
-        }
-        return;
-    }
     for (; tile < last; ++tile) {
         const ulong group = chunks == 1 ? tile : tile / chunks;
         const ulong block = group < column_tiles ? 0 : group / column_tiles;
@@ -198,5 +162,63 @@ kernel void reduce_columns(global const input_t* in, ulong first, ulong index_ba
         }
         if (phase == 0 && column < columns)
             out[first_out + (block * columns + column) * chunks + chunk] = value;
+    }
+}
+
+// reduce_segments for uniform rows (no offsets) of a work-item each, whole (width 1, one chunk),
+// SEGMENT_BATCH tiles at once; the same arguments. A kernel of its own: its registers are not
+// the other kernels' (in one kernel, the batch's cost every launch a few % on the H100).
+kernel void reduce_segments_batched(global const input_t* in, ulong first, ulong index_base,
+                                    global const ulong* offsets, ulong uniform, ulong segments,
+                                    uint width, ulong chunks, ulong tiles, uint tiles_per_group,
+                                    global accum_t* out, ulong first_out, local accum_t* scratch) {
+    const ulong rows_per_tile = get_local_size(0);
+    ulong tile, last;
+    group_tiles(tiles, tiles_per_group, &tile, &last);
+    for (; tile < last; tile += SEGMENT_BATCH) {
+        const uint count = (uint)min((ulong)SEGMENT_BATCH, last - tile);
+        ulong segment[SEGMENT_BATCH], base[SEGMENT_BATCH];
+#pragma unroll
+        for (uint b = 0; b < SEGMENT_BATCH; ++b) { // a past-the-end row reads the last one
+            segment[b] = (tile + b) * rows_per_tile + get_local_id(0);
+            base[b] = first + min(segment[b], segments - 1) * uniform;
+        }
+        accum_t value[SEGMENT_BATCH];
+        fold_batch(in, base, count, 1, uniform, index_base, value);
+#pragma unroll
+        for (uint b = 0; b < SEGMENT_BATCH; ++b)
+            if (b < count && segment[b] < segments)
+                out[first_out + segment[b]] = value[b];
+    }
+}
+
+// reduce_columns for a column of a work-item each, whole (one phase, one chunk), SEGMENT_BATCH
+// tiles at once; the same arguments.
+kernel void reduce_columns_batched(global const input_t* in, ulong first, ulong index_base,
+                                   ulong rows, ulong columns, uint width, ulong chunks, ulong tiles,
+                                   uint tiles_per_group, global accum_t* out, ulong first_out,
+                                   local accum_t* scratch) {
+    const ulong column_tiles = columns / width + (columns % width != 0);
+    ulong tile, last;
+    group_tiles(tiles, tiles_per_group, &tile, &last);
+    for (; tile < last; tile += SEGMENT_BATCH) {
+        const uint count = (uint)min((ulong)SEGMENT_BATCH, last - tile);
+        ulong base[SEGMENT_BATCH], result[SEGMENT_BATCH];
+        bool inside[SEGMENT_BATCH]; // a width that does not divide leaves some idle
+#pragma unroll
+        for (uint b = 0; b < SEGMENT_BATCH; ++b) {
+            const ulong group = tile + b;
+            const ulong block = group < column_tiles ? 0 : group / column_tiles;
+            const ulong column = (group - block * column_tiles) * width + get_local_id(0);
+            inside[b] = column < columns;
+            result[b] = block * columns + column;
+            base[b] = first + block * rows * columns + min(column, columns - 1);
+        }
+        accum_t value[SEGMENT_BATCH];
+        fold_batch(in, base, count, columns, rows, index_base, value);
+#pragma unroll
+        for (uint b = 0; b < SEGMENT_BATCH; ++b)
+            if (b < count && inside[b])
+                out[first_out + result[b]] = value[b];
     }
 }

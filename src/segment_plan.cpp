@@ -113,8 +113,8 @@ SegmentPass columns_pass(const AxisLayout& layout, const SegmentDevice& device) 
     return pass;
 }
 
-/// segmented.cl's SEGMENT_BATCH: the most tiles a work-item reduces at once.
-constexpr std::uint32_t most_batched_tiles = 8;
+/// segmented.cl's SEGMENT_BATCH: the tiles a batched kernel's work-item reduces at once.
+constexpr std::uint32_t kernel_batch = 4;
 
 /// A work-item that reduces a whole uniform row or column of this many values or fewer a tile
 /// takes several tiles at once (batched_tiles).
@@ -164,8 +164,8 @@ SegmentDevice segment_device(std::size_t work_group_size, std::uint64_t compute_
     if (cpu)
         device.whole_rows_from = compute_units * work_group_size / 2;
     // A CPU's work-item streams its row alone; not measured batched.
-    device.batched_tiles = static_cast<std::uint32_t>(
-        std::min<std::uint64_t>(or_default(tuning.batched_tiles, cpu ? 1 : 4), most_batched_tiles));
+    device.batched_tiles =
+        or_default(tuning.batched_tiles, cpu ? 1 : kernel_batch) == 1 ? 1 : kernel_batch;
     return device;
 }
 

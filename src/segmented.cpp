@@ -62,7 +62,9 @@ SegmentedReducer::SegmentedReducer(const cl::Context& context, const cl::Device&
     const auto kernels_of = [&](const std::string& source, const std::string& options) {
         const auto program = cached_program(context_, device_, source, options);
         return Kernels{program_kernel(device_, program, "reduce_segments"),
-                       program_kernel(device_, program, "reduce_columns")};
+                       program_kernel(device_, program, "reduce_columns"),
+                       program_kernel(device_, program, "reduce_segments_batched"),
+                       program_kernel(device_, program, "reduce_columns_batched")};
     };
     values_kernels_ =
         kernels_of(segmented_source(*policy_, recipe.type, recipe.user, Reads::values),
@@ -72,11 +74,12 @@ SegmentedReducer::SegmentedReducer(const cl::Context& context, const cl::Device&
     partials_kernels_ =
         kernels_of(segmented_source(*policy_, policy_->accumulator, partials_user, Reads::partials),
                    policy_->partials_build_options);
-    device_shape_ = std::make_unique<SegmentDevice>(
-        launch_shape(*report_, *policy_,
-                     {values_kernels_.rows, values_kernels_.columns, partials_kernels_.rows,
-                      partials_kernels_.columns},
-                     device_, tuning));
+    device_shape_ = std::make_unique<SegmentDevice>(launch_shape(
+        *report_, *policy_,
+        {values_kernels_.rows, values_kernels_.columns, values_kernels_.rows_batched,
+         values_kernels_.columns_batched, partials_kernels_.rows, partials_kernels_.columns,
+         partials_kernels_.rows_batched, partials_kernels_.columns_batched},
+        device_, tuning));
 } catch (const cl::Error& error) {
     throw Error(error);
 }
@@ -121,7 +124,9 @@ void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const Segment
     auto& kernels = in.partials ? partials_kernels_ : values_kernels_;
     const auto scratch = cl::Local(pass.work_group_size * accumulator_size());
     const bool rows = pass.kernel == SegmentKernel::rows;
-    cl::Kernel kernel = rows ? kernels.rows : kernels.columns;
+    const bool batched = pass.batch > 1;
+    cl::Kernel kernel = rows ? (batched ? kernels.rows_batched : kernels.rows)
+                             : (batched ? kernels.columns_batched : kernels.columns);
     // Where both kernels read, the shape each reads, then the arguments both take: how the
     // work is cut, where the results go. Uniform rows still pass a buffer where the offsets go;
     // the kernel does not read it.
@@ -131,9 +136,8 @@ void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const Segment
         rows ? set_args(kernel, shape, offsets ? *offsets : out,
                         cl_ulong{offsets ? 0 : pass.length}, cl_ulong{pass.blocks})
              : set_args(kernel, shape, cl_ulong{pass.length}, cl_ulong{pass.columns});
-    set_args(kernel, shared, cl_uint{pass.width}, cl_uint{pass.batch}, cl_ulong{pass.chunks},
-             cl_ulong{pass.tiles}, cl_uint{pass.tiles_per_group}, out, cl_ulong{first_out},
-             scratch);
+    set_args(kernel, shared, cl_uint{pass.width}, cl_ulong{pass.chunks}, cl_ulong{pass.tiles},
+             cl_uint{pass.tiles_per_group}, out, cl_ulong{first_out}, scratch);
     queue.enqueueNDRangeKernel(
         kernel, cl::NullRange, cl::NDRange(pass.work_groups * pass.work_group_size),
         cl::NDRange(pass.work_group_size), wait.empty() ? nullptr : &wait, &event);

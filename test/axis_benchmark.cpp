@@ -288,7 +288,7 @@ std::vector<SegmentTuning> csr_tunings(const std::string& mode) {
     if (mode == "csr-sweep") {
         for (const std::uint64_t team : {16, 64})
             all.push_back({team, 0, 0, 0, 0});
-        for (const std::uint64_t units : {512, 2048})
+        for (const std::uint64_t units : {1, 32, 512}) // 1: no split
             all.push_back({0, 0, units, 0, 0});
     }
     return all;
@@ -304,8 +304,9 @@ std::vector<SegmentTuning> tunings(const std::string& mode) {
             all.push_back({0, 0, 0, 0, launched});
         all.push_back({none, 0, 0, 0, 0});
     }
-    if (mode == "sweep" || mode == "narrow") { // narrow: the tunings of narrow rows and columns
-        for (const std::uint64_t batched : {1, 2, 8})
+    // narrow: the tunings of narrow rows and columns
+    if (mode == "sweep" || mode == "narrow") {
+        for (const std::uint64_t batched : {1, 4}) // a tile at a time; the batched kernels
             all.push_back({0, 0, 0, 0, 0, batched});
         for (const std::uint64_t team : {16, 32}) // a work-item per row of 16 or 32, batched
             all.push_back({team, 0, 0, 0, 0, 0});

@@ -154,7 +154,8 @@ TEST_CASE("every op and type reduces along axes, in work-groups that loop over t
           "[segmented]") {
     SegmentTuning looping; // a launch of one work-group per compute unit: most loop
     looping.launched_groups_per_unit = 1;
-    looping.batched_tiles = 3; // narrow rows and columns 3 tiles at once (a GPU's; 1 on a CPU)
+    looping.batched_tiles =
+        4; // narrow rows and columns: the batched kernels (a GPU's, not a CPU's)
     for (const auto& combination : every_op_and_type()) {
         if (combination.recipe.finish == Finish::last_group ||
             combination.recipe.path != Path::tree)

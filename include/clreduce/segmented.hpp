@@ -173,6 +173,8 @@ private:
     struct Kernels {
         cl::Kernel rows;
         cl::Kernel columns;
+        cl::Kernel rows_batched; // narrow rows and columns, several tiles at once
+        cl::Kernel columns_batched;
     };
     Kernels values_kernels_;   // read the input's values
     Kernels partials_kernels_; // read partials (accumulators)

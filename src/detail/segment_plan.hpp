@@ -13,7 +13,7 @@
 
 namespace clreduce {
 
-/// The two kernels of segmented.cl.
+/// The two kernels of segmented.cl (each with its batched twin, SegmentPass::batch).
 enum class SegmentKernel {
     rows,    // reduce_segments: each segment's values side by side
     columns, // reduce_columns: a segment's values `inner` apart
@@ -30,7 +30,7 @@ struct SegmentPass {
     std::uint64_t chunks = 1;  // launches' pieces per segment; >1: partials, a second pass
     std::uint64_t tiles = 0;   // what a work-group of one tile each would do
     std::uint32_t tiles_per_group = 1; // >1: a work-group loops over several
-    std::uint32_t batch = 1; // >1: a work-item reduces this many tiles' rows or columns at once
+    std::uint32_t batch = 1; // >1: the batched kernel, a work-item reduces that many tiles at once
     std::uint64_t work_groups = 0; // tiles / tiles_per_group
     std::size_t work_group_size = 1;
     std::uint64_t outputs() const;
@@ -43,7 +43,7 @@ struct SegmentTuning {
     std::uint64_t work_groups_per_unit = 0;     // the work-groups a split aims for per unit
     std::uint64_t values_per_column_item = 0;   // a split column: at least this many per work-item
     std::uint64_t launched_groups_per_unit = 0; // a launch's work-groups per unit at most
-    std::uint64_t batched_tiles = 0;            // narrow rows and columns: tiles at once (1: one)
+    std::uint64_t batched_tiles = 0;            // narrow rows and columns: 1 a tile at a time
 };
 
 /// What the device allows and aims for.
@@ -55,7 +55,7 @@ struct SegmentDevice {
     std::uint64_t values_per_column_item = 1024;
     std::uint64_t launched_work_groups = 1; // more tiles than this: work-groups loop over tiles
     std::uint64_t whole_rows_from = 0;      // this many rows or more: a work-item each (0: never)
-    std::uint32_t batched_tiles = 1; // narrow rows and columns: tiles a work-item takes at once
+    std::uint32_t batched_tiles = 1;        // narrow rows and columns: 1, or the batched kernels
     /// How many of a row's values each work-item of its team reads, of `segments` rows.
     std::uint64_t team_values(std::uint64_t length, std::uint64_t segments) const;
 };
