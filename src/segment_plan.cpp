@@ -116,18 +116,16 @@ SegmentPass columns_pass(const AxisLayout& layout, const SegmentDevice& device) 
 /// segmented.cl's SEGMENT_BATCH: the tiles a batched kernel's work-item reduces at once.
 constexpr std::uint32_t kernel_batch = 4;
 
-/// A work-item that reduces a whole uniform row or column of this many values or fewer a tile
-/// takes several tiles at once (batched_tiles).
-constexpr std::uint64_t narrow_values = 32;
-
 /// Where each work-item reduces one whole narrow row or column a tile, it takes the device's
 /// batched_tiles neighbouring tiles at once, their loads in flight together: a tile's few loads
-/// alone left the H100's memory idle (docs/axes.md). Each work-group then loops over a
-/// multiple of that many tiles.
+/// alone left the H100's memory idle. Measured there (docs/axes.md): rows of 2 and 4 values
+/// took 0.75 and 0.93 times as long batched, columns of 2 rows 0.89 times; rows of 8 took 1.14
+/// times as long, columns of 4 to 32 rows 1.04 to 1.12 times, so they stay a tile at a time.
+/// Each work-group then loops over a multiple of the batch's tiles.
 void batch_narrow(SegmentPass& pass, const SegmentDevice& device) {
-    const bool one_each =
-        pass.kernel == SegmentKernel::rows ? pass.width == 1 : pass.width == pass.work_group_size;
-    if (device.batched_tiles < 2 || !one_each || pass.chunks != 1 || pass.length > narrow_values)
+    const bool rows = pass.kernel == SegmentKernel::rows;
+    const bool one_each = rows ? pass.width == 1 : pass.width == pass.work_group_size;
+    if (device.batched_tiles < 2 || !one_each || pass.chunks != 1 || pass.length > (rows ? 4u : 2u))
         return;
     pass.batch = device.batched_tiles;
     pass.tiles_per_group = static_cast<std::uint32_t>(
@@ -269,7 +267,14 @@ std::vector<SegmentPass> plan_csr(std::uint64_t segments, std::uint64_t values,
                                   const SegmentDevice& device) {
     if (segments == 0)
         return {};
-    auto first = rows_pass(segments, values / segments, device, false);
+    // Ragged lengths: a team takes as long as the longest segment in its warp, and teams of
+    // twice the work-items a row of the mean length would take read segments of 0 to 2000
+    // values at 82% of the stream read on the H100, against 80% (docs/axes.md).
+    auto ragged = device;
+    if (ragged.values_per_team_item == 0 && ragged.whole_rows_from == 0)
+        ragged.values_per_team_item =
+            std::max<std::uint64_t>(1, device.team_values(values / segments, segments) / 2);
+    auto first = rows_pass(segments, values / segments, ragged, false);
     // Few segments, each a work-group's: their lengths are on the device, and a long one among
     // short ones (a heavy tail) would be left to one work-group while the rest of the device
     // idles. So each is cut in the chunks that would fill the device were they all alike; a

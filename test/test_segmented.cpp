@@ -84,7 +84,8 @@ std::vector<AxisCase> telling_axis_cases() {
     add({64, 4099}, {1});
     add({61, 4099}, {0});
     add({7, 13, 17}, {1});
-    add({3, 5, 300}, {1}); // narrow columns in blocks, the last tile of each part-full
+    add({3, 2, 300}, {1}); // columns of 2 rows in blocks, the last tile of each part-full
+    add({2, 20011}, {0});
     add({7, 13, 17}, {0, 1});
     add({7, 13, 17}, {2, 1});
     add({7, 13, 17}, {0, 1, 2});
