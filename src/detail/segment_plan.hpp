@@ -43,7 +43,7 @@ struct SegmentTuning {
     std::uint64_t work_groups_per_unit = 0;     // the work-groups a split aims for per unit
     std::uint64_t values_per_column_item = 0;   // a split column: at least this many per work-item
     std::uint64_t launched_groups_per_unit = 0; // a launch's work-groups per unit at most
-    std::uint64_t batched_tiles = 0;            // narrow rows and columns: 1 a tile at a time
+    std::uint64_t batched_tiles = 0;            // 1: narrow rows and columns a tile at a time
 };
 
 /// What the device allows and aims for.
