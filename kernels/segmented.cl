@@ -12,6 +12,8 @@
 //   reduce_columns    segments whose values lie `columns` apart (a reduced leading axis): each
 //                     work-item owns a column, so that neighbouring work-items read neighbouring
 //                     values; narrow matrices put several rows in one work-group's reads.
+//   ..._batched       the two where a work-item reduces a whole narrow row or column a tile:
+//                     several tiles at once.
 //
 // Both work in tiles, each what a work-group reads at once; a launch holds no more work-groups
 // than the device runs well together, each looping over several neighbouring tiles. Both write
@@ -36,6 +38,27 @@ accum_t fold_share(global const input_t* in, ulong base, ulong stride, ulong fro
     for (; i < to; i += step)
         a = op(a, map(load(in, base + i * stride), index_base + i));
     return op(op(a, b), op(c, d));
+}
+
+// The tiles a batched kernel's work-item reduces at once (SegmentPass::batch, segment_plan.cpp).
+#define SEGMENT_BATCH 4
+
+// `count` (at most SEGMENT_BATCH) shares of `length` values each at once, share b's value i at
+// in[base[b] + i * stride], mapped as index_base + i, reduced into value[b]. Where a work-item
+// reads only a few values a tile (a narrow row, a short column), a tile at a time leaves few
+// loads in flight: the store of one tile's result comes before the next tile's loads. The
+// loops over the shares unroll, their arrays are registers; `count` is the same for a whole
+// work-group, so the loads it leaves out diverge nowhere.
+void fold_batch(global const input_t* in, const ulong* base, uint count, ulong stride, ulong length,
+                ulong index_base, accum_t* value) {
+#pragma unroll
+    for (uint b = 0; b < SEGMENT_BATCH; ++b)
+        value[b] = identity();
+    for (ulong i = 0; i < length; ++i)
+#pragma unroll
+        for (uint b = 0; b < SEGMENT_BATCH; ++b)
+            if (b < count)
+                value[b] = op(value[b], map(load(in, base[b] + i * stride), index_base + i));
 }
 
 // Where chunk `chunk` of `chunks` of a segment of `length` values begins.
@@ -139,5 +162,63 @@ kernel void reduce_columns(global const input_t* in, ulong first, ulong index_ba
         }
         if (phase == 0 && column < columns)
             out[first_out + (block * columns + column) * chunks + chunk] = value;
+    }
+}
+
+// reduce_segments for uniform rows (no offsets) of a work-item each, whole (width 1, one chunk),
+// SEGMENT_BATCH tiles at once; the same arguments. A kernel of its own: its registers are not
+// the other kernels' (inside reduce_segments, its arrays cost every launch about 3% on the H100).
+kernel void reduce_segments_batched(global const input_t* in, ulong first, ulong index_base,
+                                    global const ulong* offsets, ulong uniform, ulong segments,
+                                    uint width, ulong chunks, ulong tiles, uint tiles_per_group,
+                                    global accum_t* out, ulong first_out, local accum_t* scratch) {
+    const ulong rows_per_tile = get_local_size(0);
+    ulong tile, last;
+    group_tiles(tiles, tiles_per_group, &tile, &last);
+    for (; tile < last; tile += SEGMENT_BATCH) {
+        const uint count = (uint)min((ulong)SEGMENT_BATCH, last - tile);
+        ulong segment[SEGMENT_BATCH], base[SEGMENT_BATCH];
+#pragma unroll
+        for (uint b = 0; b < SEGMENT_BATCH; ++b) { // a past-the-end row reads the last one
+            segment[b] = (tile + b) * rows_per_tile + get_local_id(0);
+            base[b] = first + min(segment[b], segments - 1) * uniform;
+        }
+        accum_t value[SEGMENT_BATCH];
+        fold_batch(in, base, count, 1, uniform, index_base, value);
+#pragma unroll
+        for (uint b = 0; b < SEGMENT_BATCH; ++b)
+            if (b < count && segment[b] < segments)
+                out[first_out + segment[b]] = value[b];
+    }
+}
+
+// reduce_columns for a column of a work-item each, whole (one phase, one chunk), SEGMENT_BATCH
+// tiles at once; the same arguments.
+kernel void reduce_columns_batched(global const input_t* in, ulong first, ulong index_base,
+                                   ulong rows, ulong columns, uint width, ulong chunks, ulong tiles,
+                                   uint tiles_per_group, global accum_t* out, ulong first_out,
+                                   local accum_t* scratch) {
+    const ulong column_tiles = columns / width + (columns % width != 0);
+    ulong tile, last;
+    group_tiles(tiles, tiles_per_group, &tile, &last);
+    for (; tile < last; tile += SEGMENT_BATCH) {
+        const uint count = (uint)min((ulong)SEGMENT_BATCH, last - tile);
+        ulong base[SEGMENT_BATCH], result[SEGMENT_BATCH];
+        bool inside[SEGMENT_BATCH]; // a width that does not divide leaves some idle
+#pragma unroll
+        for (uint b = 0; b < SEGMENT_BATCH; ++b) {
+            const ulong group = tile + b;
+            const ulong block = group < column_tiles ? 0 : group / column_tiles;
+            const ulong column = (group - block * column_tiles) * width + get_local_id(0);
+            inside[b] = column < columns;
+            result[b] = block * columns + column;
+            base[b] = first + block * rows * columns + min(column, columns - 1);
+        }
+        accum_t value[SEGMENT_BATCH];
+        fold_batch(in, base, count, columns, rows, index_base, value);
+#pragma unroll
+        for (uint b = 0; b < SEGMENT_BATCH; ++b)
+            if (b < count && inside[b])
+                out[first_out + result[b]] = value[b];
     }
 }

@@ -62,7 +62,9 @@ SegmentedReducer::SegmentedReducer(const cl::Context& context, const cl::Device&
     const auto kernels_of = [&](const std::string& source, const std::string& options) {
         const auto program = cached_program(context_, device_, source, options);
         return Kernels{program_kernel(device_, program, "reduce_segments"),
-                       program_kernel(device_, program, "reduce_columns")};
+                       program_kernel(device_, program, "reduce_columns"),
+                       program_kernel(device_, program, "reduce_segments_batched"),
+                       program_kernel(device_, program, "reduce_columns_batched")};
     };
     values_kernels_ =
         kernels_of(segmented_source(*policy_, recipe.type, recipe.user, Reads::values),
@@ -72,11 +74,12 @@ SegmentedReducer::SegmentedReducer(const cl::Context& context, const cl::Device&
     partials_kernels_ =
         kernels_of(segmented_source(*policy_, policy_->accumulator, partials_user, Reads::partials),
                    policy_->partials_build_options);
-    device_shape_ = std::make_unique<SegmentDevice>(
-        launch_shape(*report_, *policy_,
-                     {values_kernels_.rows, values_kernels_.columns, partials_kernels_.rows,
-                      partials_kernels_.columns},
-                     device_, tuning));
+    device_shape_ = std::make_unique<SegmentDevice>(launch_shape(
+        *report_, *policy_,
+        {values_kernels_.rows, values_kernels_.columns, values_kernels_.rows_batched,
+         values_kernels_.columns_batched, partials_kernels_.rows, partials_kernels_.columns,
+         partials_kernels_.rows_batched, partials_kernels_.columns_batched},
+        device_, tuning));
 } catch (const cl::Error& error) {
     throw Error(error);
 }
@@ -121,7 +124,9 @@ void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const Segment
     auto& kernels = in.partials ? partials_kernels_ : values_kernels_;
     const auto scratch = cl::Local(pass.work_group_size * accumulator_size());
     const bool rows = pass.kernel == SegmentKernel::rows;
-    cl::Kernel kernel = rows ? kernels.rows : kernels.columns;
+    const bool batched = pass.batch > 1;
+    cl::Kernel kernel = rows ? (batched ? kernels.rows_batched : kernels.rows)
+                             : (batched ? kernels.columns_batched : kernels.columns);
     // Where both kernels read, the shape each reads, then the arguments both take: how the
     // work is cut, where the results go. Uniform rows still pass a buffer where the offsets go;
     // the kernel does not read it.
@@ -142,7 +147,14 @@ void SegmentedReducer::enqueue_step(const cl::CommandQueue& queue, const AxisLay
                                     const Source& in, const cl::Buffer& out,
                                     std::uint64_t first_out, const std::vector<cl::Event>& wait,
                                     std::vector<cl::Event>& launched) {
-    const auto passes = plan(layout);
+    enqueue_passes(queue, plan(layout), in, nullptr, out, first_out, wait, launched);
+}
+
+void SegmentedReducer::enqueue_passes(const cl::CommandQueue& queue,
+                                      const std::vector<SegmentPass>& passes, const Source& in,
+                                      const cl::Buffer* offsets, const cl::Buffer& out,
+                                      std::uint64_t first_out, const std::vector<cl::Event>& wait,
+                                      std::vector<cl::Event>& launched) {
     if (passes.empty()) // no results
         return;
     const bool split = passes.size() == 2;
@@ -152,7 +164,7 @@ void SegmentedReducer::enqueue_step(const cl::CommandQueue& queue, const AxisLay
         partials_capacity_ = passes.front().outputs();
     }
     launched.emplace_back();
-    enqueue_pass(queue, passes.front(), in, nullptr, split ? partials_ : out, split ? 0 : first_out,
+    enqueue_pass(queue, passes.front(), in, offsets, split ? partials_ : out, split ? 0 : first_out,
                  wait, launched.back());
     if (split) {
         launched.emplace_back();
@@ -236,23 +248,35 @@ cl::Event SegmentedReducer::enqueue_axes(const cl::CommandQueue& queue, const So
     throw Error(error);
 }
 
-cl::Event SegmentedReducer::enqueue_reduce_segments(
-    const cl::CommandQueue& queue, const cl::Buffer& input, std::uint64_t first,
-    std::uint64_t count, const cl::Buffer& offsets, std::uint64_t segments,
-    const cl::Buffer& result, std::uint64_t result_index, const std::vector<cl::Event>& wait,
-    cl::Event* launch) try {
+cl::Event
+SegmentedReducer::enqueue_reduce_segments(const cl::CommandQueue& queue, const cl::Buffer& input,
+                                          std::uint64_t first, std::uint64_t count,
+                                          const cl::Buffer& offsets, std::uint64_t segments,
+                                          const cl::Buffer& result, std::uint64_t result_index,
+                                          const std::vector<cl::Event>& wait, cl::Event* launch) {
+    std::vector<cl::Event> launched;
+    enqueue_segments(queue, input, first, count, offsets, segments, result, result_index, wait,
+                     launched);
+    if (launch)
+        *launch = launched.back();
+    return launched.back();
+}
+
+void SegmentedReducer::enqueue_segments(const cl::CommandQueue& queue, const cl::Buffer& input,
+                                        std::uint64_t first, std::uint64_t count,
+                                        const cl::Buffer& offsets, std::uint64_t segments,
+                                        const cl::Buffer& result, std::uint64_t result_index,
+                                        const std::vector<cl::Event>& wait,
+                                        std::vector<cl::Event>& launched) try {
     require_holds(input, first, count, info(policy_->recipe.type).size, "input");
     require_holds(offsets, 0, segments + 1, sizeof(cl_ulong), "offsets");
     require_holds(result, result_index, segments, accumulator_size(), "result");
-    cl::Event event;
-    if (segments == 0)
-        queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &event);
-    else
-        enqueue_pass(queue, plan_csr(segments, count, *device_shape_), {input, first, false, 0},
-                     &offsets, result, result_index, wait, event);
-    if (launch)
-        *launch = event;
-    return event;
+    enqueue_passes(queue, plan_csr(segments, count, *device_shape_), {input, first, false, 0},
+                   &offsets, result, result_index, wait, launched);
+    if (launched.empty()) { // no segments: nothing to do but what the caller waits for
+        launched.emplace_back();
+        queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &launched.back());
+    }
 } catch (const cl::Error& error) {
     throw Error(error);
 }
@@ -310,9 +334,9 @@ SegmentedResult SegmentedReducer::reduce_segments(const cl::CommandQueue& queue,
                                                   std::uint64_t segments) try {
     const cl::Buffer results(context_, CL_MEM_READ_WRITE,
                              std::max<std::uint64_t>(1, segments) * accumulator_size());
-    cl::Event launch;
-    enqueue_reduce_segments(queue, input, first, count, offsets, segments, results, 0, {}, &launch);
-    return read_results(queue, results, Shape{{segments}, Order::c}, {launch});
+    std::vector<cl::Event> launched;
+    enqueue_segments(queue, input, first, count, offsets, segments, results, 0, {}, launched);
+    return read_results(queue, results, Shape{{segments}, Order::c}, launched);
 } catch (const cl::Error& error) {
     throw Error(error);
 }

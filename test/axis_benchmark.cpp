@@ -2,13 +2,23 @@
 // (docs/axes.md): an R x C row-major matrix of R x C = 2^log2 values, C = 2^1 ... 2^(log2 - 1),
 // reduced along each axis, int32 and float sums, on the first device of the type.
 //
-//   axis_benchmark [gpu|cpu] [log2 values] [runs] [sweep|quick]     (default: gpu 28 10)
+//   axis_benchmark [gpu|cpu] [log2 values] [runs] [sweep|quick|narrow|csr|csr-sweep|ceiling]
+//                                                                     (default: gpu 28 10)
 //
-// With `sweep`, every tuning (SegmentTuning) is timed where it changes the plan, with `quick` a
-// few, else the defaults only. CSV on stdout:
-// type,axis,columns,team,chunk,units,column,launched,plan,min_us, median_us,gbps,stream_us,percent
-// (0 for a tunable: its default). Every int32 result is checked (the matrix holds ones: a row sums
-// to C, a column to R); a wrong one exits 1. Speed is judged on the GPU machine, never in tests.
+// With `sweep`, every tuning (SegmentTuning) is timed where it changes the plan, with `quick` or
+// `narrow` a few, else the defaults only. CSV on stdout:
+// type,axis,columns,team,chunk,units,column,launched,batched,plan,min_us,median_us,gbps,stream_us,
+// percent (0 for a tunable: its default). Every int32 result is checked (the matrix holds ones: a
+// row sums to C, a column to R); a wrong one exits 1. Speed is judged on the GPU machine, never in
+// tests.
+//
+// With `csr` (`csr-sweep`: and a few tunings), ragged CSR segments of up to 2^log2 values in all
+// instead (reduce_segments): lengths uniform in 0 ... 2000, and a heavy tail, 2^(20 u) for u
+// uniform in [0, 1) (1 ... 2^20, as many segments of each octave). CSV:
+// type,lengths,segments,values,team,units,plan,min_us,median_us,gbps,stream_us,percent; the time
+// (a split's two launches' added) and the stream read are of the values the segments hold. With
+// `ceiling`, float rows of 2, 4 and 8 summed by a hand-written kernel of vector loads
+// (time_hand_rows) instead.
 
 #include "detail/measure.hpp"
 #include "detail/profiling.hpp"
@@ -18,10 +28,15 @@
 #include <algorithm>
 #include <clreduce/reducer.hpp>
 #include <clreduce/segmented.hpp>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <numeric>
+#include <random>
 #include <string>
+#include <variant>
 #include <vector>
 
 using namespace clreduce;
@@ -46,13 +61,16 @@ double median(std::vector<double> times) {
     return times[times.size() / 2];
 }
 
-/// Whether every result of an int32 sum of ones is `length`.
+/// Whether result k of an int32 sum of ones is length(k).
+template <typename Length>
 bool ones_summed(const cl::CommandQueue& queue, const cl::Buffer& results, std::uint64_t count,
-                 std::uint64_t length) {
+                 Length length) {
     std::vector<cl_int> values(count);
     queue.enqueueReadBuffer(results, CL_TRUE, 0, count * sizeof(cl_int), values.data());
-    return std::all_of(values.begin(), values.end(),
-                       [&](cl_int x) { return static_cast<std::uint64_t>(x) == length; });
+    for (std::uint64_t k = 0; k < count; ++k)
+        if (static_cast<std::uint64_t>(values[k]) != length(k))
+            return false;
+    return true;
 }
 
 struct Bench {
@@ -102,7 +120,8 @@ bool time_type(const Bench& bench, DataType type, unsigned log2,
                     read.push_back(stream_us);
                 }
                 if (type == DataType::int32 &&
-                    !ones_summed(bench.queue, results, layout.results(), layout.length)) {
+                    !ones_summed(bench.queue, results, layout.results(),
+                                 [&](std::uint64_t) { return layout.length; })) {
                     std::fprintf(stderr, "wrong result: axis %d of %llu columns\n", axis,
                                  static_cast<unsigned long long>(shape.extents[1]));
                     right = false;
@@ -112,19 +131,167 @@ bool time_type(const Bench& bench, DataType type, unsigned log2,
                 std::replace(text.begin(), text.end(), ',', ' ');
                 const double best = *std::min_element(span.begin(), span.end());
                 std::printf(
-                    "%s,%d,%llu,%llu,%llu,%llu,%llu,%llu,%s,%.1f,%.1f,%.0f,%.1f,%.0f\n",
+                    "%s,%d,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%s,%.1f,%.1f,%.0f,%.1f,%.0f\n",
                     name_of(type).c_str(), axis, static_cast<unsigned long long>(shape.extents[1]),
                     static_cast<unsigned long long>(tuning.values_per_team_item),
                     static_cast<unsigned long long>(tuning.values_per_chunk_item),
                     static_cast<unsigned long long>(tuning.work_groups_per_unit),
                     static_cast<unsigned long long>(tuning.values_per_column_item),
-                    static_cast<unsigned long long>(tuning.launched_groups_per_unit), text.c_str(),
-                    best, median(span), gigabytes_per_second(values * 4, best), median(read),
+                    static_cast<unsigned long long>(tuning.launched_groups_per_unit),
+                    static_cast<unsigned long long>(tuning.batched_tiles), text.c_str(), best,
+                    median(span), gigabytes_per_second(values * 4, best), median(read),
                     100 * median(read) / best);
                 std::fflush(stdout);
             }
     }
     return right;
+}
+
+/// Segment lengths of `kind` ("uniform": 0 ... 2000; "heavy": 2^(20 u), 1 ... 2^20) adding
+/// up to at most `values`, always the same.
+std::vector<std::uint64_t> ragged_lengths(const std::string& kind, std::uint64_t values) {
+    std::mt19937_64 random(21);
+    std::uniform_int_distribution<std::uint64_t> uniform(0, 2000);
+    std::uniform_real_distribution<double> octaves(0, 20);
+    std::vector<std::uint64_t> lengths;
+    for (std::uint64_t total = 0;;) {
+        const auto length = kind == "uniform"
+                                ? uniform(random)
+                                : static_cast<std::uint64_t>(std::exp2(octaves(random)));
+        if (total + length > values)
+            return lengths;
+        lengths.push_back(length);
+        total += length;
+    }
+}
+
+/// Times CSR segments of ragged lengths, planned with each of `tunings`, against the stream
+/// read of the values they hold; a split's two launches' device times added.
+bool time_csr(const Bench& bench, DataType type, unsigned log2,
+              const std::vector<SegmentTuning>& tunings) {
+    Recipe recipe;
+    recipe.type = type;
+    Reducer whole(bench.context, bench.device, recipe);
+    StreamRead stream(whole, bench.queue);
+    const std::uint64_t most = std::uint64_t{1} << log2;
+    const cl::Buffer input(bench.context, CL_MEM_READ_ONLY, most * 4);
+    if (type == DataType::int32)
+        bench.queue.enqueueFillBuffer(input, cl_int{1}, 0, most * 4);
+    else
+        bench.queue.enqueueFillBuffer(input, cl_float{1}, 0, most * 4);
+    bool right = true;
+    for (const std::string kind : {"uniform", "heavy"}) {
+        const auto lengths = ragged_lengths(kind, most);
+        std::vector<cl_ulong> offsets{0};
+        for (const auto length : lengths)
+            offsets.push_back(offsets.back() + length);
+        const std::uint64_t segments = lengths.size(), values = offsets.back();
+        const cl::Buffer offsets_buffer(bench.context, CL_MEM_READ_ONLY,
+                                        offsets.size() * sizeof(cl_ulong));
+        bench.queue.enqueueWriteBuffer(offsets_buffer, CL_TRUE, 0,
+                                       offsets.size() * sizeof(cl_ulong), offsets.data());
+        for (const auto& tuning : tunings) {
+            SegmentedReducer reducer(bench.context, bench.device, recipe, tuning);
+            std::vector<double> span, read;
+            for (unsigned run = 0; run <= bench.runs; ++run) {
+                const auto result = reducer.reduce_segments(bench.queue, input, 0, values,
+                                                            offsets_buffer, segments);
+                const double stream_us = stream.launch_us({{input, values}});
+                if (run == 0)
+                    continue; // warm-up
+                span.push_back(std::accumulate(result.pass_us.begin(), result.pass_us.end(), 0.0));
+                read.push_back(stream_us);
+                for (std::uint64_t k = 0; k < segments && type == DataType::int32 && run == 1; ++k)
+                    if (std::visit([](auto x) { return static_cast<double>(x); },
+                                   result.values[k]) != static_cast<double>(lengths[k])) {
+                        std::fprintf(stderr, "wrong result: %s CSR segment %llu\n", kind.c_str(),
+                                     static_cast<unsigned long long>(k));
+                        right = false;
+                        break;
+                    }
+            }
+            const double best = *std::min_element(span.begin(), span.end());
+            std::string plan = describe(plan_csr(segments, values, reducer.device_shape()));
+            std::replace(plan.begin(), plan.end(), '\n', ';');
+            std::replace(plan.begin(), plan.end(), ',', ' ');
+            std::printf("%s,%s,%llu,%llu,%llu,%llu,%s,%.1f,%.1f,%.0f,%.1f,%.0f\n",
+                        name_of(type).c_str(), kind.c_str(),
+                        static_cast<unsigned long long>(segments),
+                        static_cast<unsigned long long>(values),
+                        static_cast<unsigned long long>(tuning.values_per_team_item),
+                        static_cast<unsigned long long>(tuning.work_groups_per_unit), plan.c_str(),
+                        best, median(span), gigabytes_per_second(values * 4, best), median(read),
+                        100 * median(read) / best);
+            std::fflush(stdout);
+        }
+    }
+    return right;
+}
+
+/// Float rows of 2, 4 and 8 summed by hand: a work-item per row, the row in one vector load,
+/// its sum written. No op, no type, no tiles: what reading the matrix and writing the result
+/// can take at best, the ceiling of the narrow rows' percentages (docs/axes.md).
+const char* const hand_rows_source = R"(
+kernel void rows2(global const float2* in, global float* out) {
+    const float2 v = in[get_global_id(0)];
+    out[get_global_id(0)] = v.x + v.y;
+}
+kernel void rows4(global const float4* in, global float* out) {
+    const float4 v = in[get_global_id(0)];
+    out[get_global_id(0)] = (v.x + v.y) + (v.z + v.w);
+}
+kernel void rows8(global const float8* in, global float* out) {
+    const float4 v = in[get_global_id(0)].lo + in[get_global_id(0)].hi;
+    out[get_global_id(0)] = (v.x + v.y) + (v.z + v.w);
+}
+)";
+
+/// Times the hand-written rows of 2, 4 and 8 floats against the stream read. CSV:
+/// columns,min_us,median_us,stream_us,percent.
+void time_hand_rows(const Bench& bench, unsigned log2) {
+    const std::uint64_t values = std::uint64_t{1} << log2;
+    Recipe recipe;
+    recipe.type = DataType::float32;
+    Reducer whole(bench.context, bench.device, recipe);
+    StreamRead stream(whole, bench.queue);
+    const cl::Buffer input(bench.context, CL_MEM_READ_ONLY, values * 4);
+    bench.queue.enqueueFillBuffer(input, cl_float{1}, 0, values * 4);
+    const cl::Buffer results(bench.context, CL_MEM_READ_WRITE, values / 2 * 4);
+    cl::Program program(bench.context, hand_rows_source);
+    program.build({bench.device});
+    for (const std::uint64_t columns : {2, 4, 8}) {
+        cl::Kernel kernel(program, ("rows" + std::to_string(columns)).c_str());
+        kernel.setArg(0, input);
+        kernel.setArg(1, results);
+        std::vector<double> span, read;
+        for (unsigned run = 0; run <= bench.runs; ++run) {
+            cl::Event event;
+            bench.queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(values / columns),
+                                             cl::NDRange(256), nullptr, &event);
+            bench.queue.finish();
+            const double stream_us = stream.launch_us({{input, values}});
+            if (run == 0)
+                continue; // warm-up
+            span.push_back(clreduce::command_us(event));
+            read.push_back(stream_us);
+        }
+        const double best = *std::min_element(span.begin(), span.end());
+        std::printf("%llu,%.1f,%.1f,%.1f,%.0f\n", static_cast<unsigned long long>(columns), best,
+                    median(span), median(read), 100 * median(read) / best);
+        std::fflush(stdout);
+    }
+}
+
+/// The tunings of ragged CSR segments: the defaults, and with `sweep` teams and splits.
+std::vector<SegmentTuning> csr_tunings(const std::string& mode) {
+    std::vector<SegmentTuning> all{{}};
+    if (mode == "csr-sweep") {
+        for (const std::uint64_t team : {16, 64})
+            all.push_back({team, 0, 0, 0, 0});
+        for (const std::uint64_t units : {1, 32, 512}) // 1: no split
+            all.push_back({0, 0, units, 0, 0});
+    }
+    return all;
 }
 
 /// The defaults, then, for a sweep, each tunable varied alone; `quick` (for slow devices)
@@ -137,9 +304,16 @@ std::vector<SegmentTuning> tunings(const std::string& mode) {
             all.push_back({0, 0, 0, 0, launched});
         all.push_back({none, 0, 0, 0, 0});
     }
+    // narrow: the tunings of narrow rows and columns
+    if (mode == "sweep" || mode == "narrow") {
+        for (const std::uint64_t batched : {1, 4}) // a tile at a time; the batched kernels
+            all.push_back({0, 0, 0, 0, 0, batched});
+        for (const std::uint64_t team : {16, 32}) // a work-item per row of 16 or 32, batched
+            all.push_back({team, 0, 0, 0, 0, 0});
+    }
     if (mode != "sweep")
         return all;
-    for (const std::uint64_t team : {1, 2, 4, 16, 32, 64})
+    for (const std::uint64_t team : {1, 2, 4, 64})
         all.push_back({team, 0, 0, 0, 0});
     for (const std::uint64_t chunk : {16, 32, 256, 1024})
         all.push_back({0, chunk, 0, 0, 0});
@@ -161,18 +335,27 @@ int main(int argc, char* argv[]) try {
     const unsigned log2 = argc > 2 ? static_cast<unsigned>(std::atoi(argv[2])) : 28;
     const unsigned runs = argc > 3 ? static_cast<unsigned>(std::atoi(argv[3])) : 10;
     const std::string mode = argc > 4 ? argv[4] : "";
+    const bool csr = mode.rfind("csr", 0) == 0;
     const auto device = first_device(kind == "cpu" ? CL_DEVICE_TYPE_CPU : CL_DEVICE_TYPE_GPU);
     const cl::Context context(device);
     const cl::CommandQueue queue(context, device, CL_QUEUE_PROFILING_ENABLE);
-    std::printf("# "
-                "%s\ntype,axis,columns,team,chunk,units,column,launched,plan,min_us,median_us,gbps,"
-                "stream_us,"
-                "percent\n",
-                device.getInfo<CL_DEVICE_NAME>().c_str());
+    const bool ceiling = mode == "ceiling";
+    std::printf("# %s\n%s\n", device.getInfo<CL_DEVICE_NAME>().c_str(),
+                ceiling ? "columns,min_us,median_us,stream_us,percent"
+                : csr   ? "type,lengths,segments,values,team,units,plan,min_us,median_us,gbps,"
+                          "stream_us,percent"
+                        : "type,axis,columns,team,chunk,units,column,launched,batched,plan,"
+                          "min_us,median_us,gbps,stream_us,percent");
     const Bench bench{context, device, queue, runs};
+    if (ceiling) {
+        time_hand_rows(bench, log2);
+        return 0;
+    }
     bool right = true;
     for (const auto type : {DataType::int32, DataType::float32})
-        right = time_type(bench, type, log2, tunings(mode)) && right;
+        right = (csr ? time_csr(bench, type, log2, csr_tunings(mode))
+                     : time_type(bench, type, log2, tunings(mode))) &&
+                right;
     return right ? 0 : 1;
 } catch (const std::exception& error) {
     std::fprintf(stderr, "axis_benchmark: %s\n", error.what());

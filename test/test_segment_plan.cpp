@@ -127,11 +127,24 @@ TEST_CASE("shapes choose the kernel, the team and the split", "[segment_plan]") 
     }
     SECTION("more tiles than the device runs well at once: each work-group loops over several") {
         const auto passes = plan(1 << 26, 4, 1);
-        CHECK(passes[0].tiles_per_group == (1 << 18) / (132 * 256));
+        CHECK(passes[0].tiles_per_group == 8); // (1 << 18) / (132 * 256), a multiple of 4
         CHECK(passes[0].work_groups * passes[0].tiles_per_group >= passes[0].tiles);
         CHECK((passes[0].work_groups - 1) * passes[0].tiles_per_group < passes[0].tiles);
-        CHECK(plan(2, 1 << 27, 0)[0].tiles_per_group == (1 << 19) / (132 * 256));
+        CHECK(plan(2, 1 << 27, 0)[0].tiles_per_group == 16);   // (1 << 19) / (132 * 256): 15
         CHECK(plan(1 << 15, 8192, 1)[0].tiles_per_group == 1); // 16384 tiles: one each
+    }
+    SECTION("narrow rows and columns: a work-item reduces 4 tiles' rows or columns at once") {
+        CHECK(plan(1 << 26, 4, 1)[0].batch == 4);
+        CHECK(plan(1 << 25, 8, 1)[0].batch == 1);  // rows of 8: measured slower batched
+        CHECK(plan(1 << 23, 32, 1)[0].batch == 1); // teams of 4 work-items: not a row each
+        const auto columns = plan(2, 1 << 27, 0);
+        CHECK(columns[0].batch == 4);
+        CHECK(columns[0].tiles_per_group == 16); // 15 a work-group, but 4 at once
+        CHECK(columns[0].work_groups == (1 << 27) / 256 / 16);
+        CHECK(plan(4, 1 << 26, 0)[0].batch == 1); // columns of 4 rows: measured slower batched
+        CHECK(plan(1 << 26, 4, 0)[0].batch == 1); // 4 columns: a work-group reads many rows
+        CHECK(plan_axis(axis_layout(Shape{{1 << 26, 4}}, {1}), segment_device(256, 16, true))[0]
+                  .batch == 1); // a CPU: not measured
     }
     SECTION("medium rows: a team of work-items per row, fewer for shorter rows") {
         const auto passes = plan(1 << 20, 256, 1);
@@ -183,9 +196,24 @@ TEST_CASE("on a CPU, a work-item reads a whole row where there are rows for ever
 }
 
 TEST_CASE("CSR segments take teams sized for their mean length", "[segment_plan]") {
-    const auto pass = plan_csr(1000, 64000, gpu());
-    CHECK(pass.width == 4);
-    CHECK(pass.chunks == 1);
-    CHECK(pass.work_groups == 1000 * 4 / 256 + 1);
-    CHECK(plan_csr(0, 0, gpu()).width == 1);
+    const auto passes = plan_csr(1000, 64000, gpu());
+    REQUIRE(passes.size() == 1);
+    CHECK(passes[0].width == 8); // twice the 4 of rows of 64: ragged lengths
+    CHECK(passes[0].chunks == 1);
+    CHECK(passes[0].work_groups == 1000 * 8 / 256 + 1);
+    CHECK(plan_csr(0, 0, gpu()).empty());
+}
+
+TEST_CASE("few long CSR segments are cut in the chunks that fill the device", "[segment_plan]") {
+    // A heavy tail: 3550 segments of 2^28 values, 1 to 2^20 each; 132 x 128 work-groups aimed at.
+    const auto passes = plan_csr(3550, 1 << 28, gpu());
+    REQUIRE(passes.size() == 2);
+    CHECK(passes[0].width == 256);
+    CHECK(passes[0].chunks == 5);
+    CHECK(passes[0].outputs() == 3550 * 5);
+    CHECK(passes[1].blocks == 3550);
+    CHECK(passes[1].length == 5);
+    CHECK(passes[1].chunks == 1);
+    CHECK(plan_csr(5000, 1 << 28, gpu()).size() == 1); // enough to fill the device whole
+    CHECK(plan_csr(100, 1000, gpu()).size() == 1);     // short: teams of a few work-items
 }

@@ -84,6 +84,8 @@ std::vector<AxisCase> telling_axis_cases() {
     add({64, 4099}, {1});
     add({61, 4099}, {0});
     add({7, 13, 17}, {1});
+    add({3, 2, 300}, {1}); // columns of 2 rows in blocks, the last tile of each part-full
+    add({2, 20011}, {0});
     add({7, 13, 17}, {0, 1});
     add({7, 13, 17}, {2, 1});
     add({7, 13, 17}, {0, 1, 2});
@@ -153,6 +155,8 @@ TEST_CASE("every op and type reduces along axes, in work-groups that loop over t
           "[segmented]") {
     SegmentTuning looping; // a launch of one work-group per compute unit: most loop
     looping.launched_groups_per_unit = 1;
+    looping.batched_tiles =
+        4; // narrow rows and columns: the batched kernels (a GPU's, not a CPU's)
     for (const auto& combination : every_op_and_type()) {
         if (combination.recipe.finish == Finish::last_group ||
             combination.recipe.path != Path::tree)
@@ -322,9 +326,12 @@ TEST_CASE("CSR segments: empty, tiny, huge, one, none", "[segmented]") {
         for (const Op op : {Op::sum, Op::max, Op::argmax}) {
             Recipe recipe;
             recipe.op = op;
-            // max's work-groups loop over several tiles each, sum's take the defaults.
+            // max's work-groups loop over several tiles each; sum's few long segments are cut
+            // in 32 chunks or more (empty segments' chunks too), whose partials a second launch
+            // reduces; argmax's take the defaults (one long segment: a chunk a work-group).
             SegmentTuning looping;
             looping.launched_groups_per_unit = op == Op::max ? 1 : 0;
+            looping.work_groups_per_unit = op == Op::sum ? 64 : 0;
             SegmentedReducer reducer(target.queue.context, target.queue.device, recipe, looping);
             const auto values = random_values(DataType::int32, op, 600000, 3);
             const auto input = upload(target.queue, values);

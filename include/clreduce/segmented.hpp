@@ -115,6 +115,8 @@ public:
     /// `first` on: segment s is values offsets[s] ... offsets[s + 1] - 1 of them, where
     /// `offsets` holds segments + 1 non-decreasing cl_ulong, the last at most `count` (the
     /// kernel trusts them). Writes `segments` accumulators to `result` from `result_index` on.
+    /// Returns (and `launch`, if given, gets) the last launch's event: few long segments are
+    /// cut in chunks, whose partials a second launch reduces.
     cl::Event enqueue_reduce_segments(const cl::CommandQueue& queue, const cl::Buffer& input,
                                       std::uint64_t first, std::uint64_t count,
                                       const cl::Buffer& offsets, std::uint64_t segments,
@@ -159,6 +161,18 @@ private:
     void enqueue_map_step(const cl::CommandQueue& queue, const StepGroups& groups,
                           const AxisLayout& layout, const Source& in, const cl::Buffer& out,
                           const std::vector<cl::Event>& wait, std::vector<cl::Event>& launched);
+    /// enqueue_reduce_segments, every launch's event appended to `launched`.
+    void enqueue_segments(const cl::CommandQueue& queue, const cl::Buffer& input,
+                          std::uint64_t first, std::uint64_t count, const cl::Buffer& offsets,
+                          std::uint64_t segments, const cl::Buffer& result,
+                          std::uint64_t result_index, const std::vector<cl::Event>& wait,
+                          std::vector<cl::Event>& launched);
+    /// Enqueues `passes` (one, or a split's two through partials_), reading `in` (CSR: from
+    /// `offsets`), and appends their events to `launched`.
+    void enqueue_passes(const cl::CommandQueue& queue, const std::vector<SegmentPass>& passes,
+                        const Source& in, const cl::Buffer* offsets, const cl::Buffer& out,
+                        std::uint64_t first_out, const std::vector<cl::Event>& wait,
+                        std::vector<cl::Event>& launched);
     void enqueue_pass(const cl::CommandQueue& queue, const SegmentPass& pass, const Source& in,
                       const cl::Buffer* offsets, const cl::Buffer& out, std::uint64_t first_out,
                       const std::vector<cl::Event>& wait, cl::Event& event);
@@ -173,6 +187,8 @@ private:
     struct Kernels {
         cl::Kernel rows;
         cl::Kernel columns;
+        cl::Kernel rows_batched; // narrow rows and columns, several tiles at once
+        cl::Kernel columns_batched;
     };
     Kernels values_kernels_;   // read the input's values
     Kernels partials_kernels_; // read partials (accumulators)

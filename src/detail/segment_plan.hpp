@@ -13,7 +13,7 @@
 
 namespace clreduce {
 
-/// The two kernels of segmented.cl.
+/// The two kernels of segmented.cl (each with its batched twin, SegmentPass::batch).
 enum class SegmentKernel {
     rows,    // reduce_segments: each segment's values side by side
     columns, // reduce_columns: a segment's values `inner` apart
@@ -30,7 +30,8 @@ struct SegmentPass {
     std::uint64_t chunks = 1;  // launches' pieces per segment; >1: partials, a second pass
     std::uint64_t tiles = 0;   // what a work-group of one tile each would do
     std::uint32_t tiles_per_group = 1; // >1: a work-group loops over several
-    std::uint64_t work_groups = 0;     // tiles / tiles_per_group
+    std::uint32_t batch = 1; // >1: the batched kernel, a work-item reduces that many tiles at once
+    std::uint64_t work_groups = 0; // tiles / tiles_per_group
     std::size_t work_group_size = 1;
     std::uint64_t outputs() const;
 };
@@ -42,6 +43,7 @@ struct SegmentTuning {
     std::uint64_t work_groups_per_unit = 0;     // the work-groups a split aims for per unit
     std::uint64_t values_per_column_item = 0;   // a split column: at least this many per work-item
     std::uint64_t launched_groups_per_unit = 0; // a launch's work-groups per unit at most
+    std::uint64_t batched_tiles = 0;            // 1: narrow rows and columns a tile at a time
 };
 
 /// What the device allows and aims for.
@@ -53,6 +55,7 @@ struct SegmentDevice {
     std::uint64_t values_per_column_item = 1024;
     std::uint64_t launched_work_groups = 1; // more tiles than this: work-groups loop over tiles
     std::uint64_t whole_rows_from = 0;      // this many rows or more: a work-item each (0: never)
+    std::uint32_t batched_tiles = 1;        // narrow rows and columns: 1, or the batched kernels
     /// How many of a row's values each work-item of its team reads, of `segments` rows.
     std::uint64_t team_values(std::uint64_t length, std::uint64_t segments) const;
 };
@@ -65,9 +68,12 @@ SegmentDevice segment_device(std::size_t work_group_size, std::uint64_t compute_
 /// work-groups (few long rows, few columns); the second reduces the partials as rows.
 std::vector<SegmentPass> plan_axis(const AxisLayout& layout, const SegmentDevice& device);
 
-/// The launch that reduces `segments` CSR segments of `values` values in all (their lengths
-/// are on the device): teams sized for the mean length, one chunk each.
-SegmentPass plan_csr(std::uint64_t segments, std::uint64_t values, const SegmentDevice& device);
+/// The launches that reduce `segments` CSR segments of `values` values in all (their lengths
+/// are on the device): teams sized for the mean length, one chunk each; or, where the segments
+/// are few and long, each split in as many chunks as fill the device, and a second launch that
+/// reduces each segment's chunks as rows.
+std::vector<SegmentPass> plan_csr(std::uint64_t segments, std::uint64_t values,
+                                  const SegmentDevice& device);
 
 /// One line per launch, for -v: "rows: 4096 segments of 65536, 256 work-items each, 2 chunks,
 /// 8192 work-groups of 256".
