@@ -143,17 +143,9 @@ void spill_lanes(local long* digits, double4 x) {
 /// the exact rounding error is returned. Where the sum would overflow, the digits take x as it
 /// is instead.
 inline double4 two_sum(double4* entry, double4 x, local long* digits) {
-#ifdef EXACT_FAST_TWO_SUM
-    const long4 entry_larger = fabs(*entry) >= fabs(x);
-    const double4 larger = select(x, *entry, entry_larger);
-    const double4 smaller = select(*entry, x, entry_larger);
-    const double4 sum = larger + smaller;
-    const double4 error = smaller - (sum - larger);
-#else
     const double4 sum = *entry + x;
     const double4 virtual_x = sum - *entry;
     const double4 error = (*entry - (sum - virtual_x)) + (x - virtual_x);
-#endif
 #ifdef VALUE_IS_FLOAT
     // No sum of floats overflows a double (2^64 of the largest float are 2^192), so neither
     // does an entry or its error: no guard.
@@ -199,16 +191,9 @@ double4 count_specials(double4 x, local long* digits) {
 
 /// Adds four values to a work-item's expansions.
 inline void add_values(LOADED4 values, double4* expansion, local long* digits) {
-#if defined(EXACT_BITS_SPECIALS) && defined(VALUE_IS_FLOAT)
-    const bool special = any((as_uint4(values) & 0x7f800000) == 0x7f800000);
-    double4 x = widen(values);
-    if (special)
-        x = count_specials(x, digits);
-#else
     double4 x = widen(values);
     if (!all(finite(x)))
         x = count_specials(x, digits);
-#endif
     deposit(x, expansion, digits);
 }
 
@@ -224,58 +209,19 @@ void clear(local long* digits) {
 /// work-item's adding to the same few limbs, atomics that then wait for each other. In each step
 /// the last work-items still holding expansions (FOLD_SLOTS at most) hand them over in
 /// `slots` to as many before them.
-#ifdef EXACT_FOLD_LANES
-#define TO_SLOT(e) (e).x
-#define FROM_SLOT(s) ((double4)((s), 0, 0, 0))
-#define SLOT double
-#else
-#define TO_SLOT(e) (e)
-#define FROM_SLOT(s) (s)
-#define SLOT double4
-#endif
-#ifdef EXACT_FOLD_SKIP
-#define FOLD_DEPOSIT(x, expansion, digits)                                                         \
-    if (any((x) != 0))                                                                             \
-    deposit(x, expansion, digits)
-#else
-#define FOLD_DEPOSIT(x, expansion, digits) deposit(x, expansion, digits)
-#endif
-
-/// Folds the lanes of a work-item's expansions into lane 0: lanes 2 and 3 into 0 and 1, then
-/// lane 1 into 0.
-void fold_lanes(double4* expansion, local long* digits) {
-    double4 upper[EXPANSION];
-    for (int k = 0; k < EXPANSION; ++k) {
-        upper[k] = (double4)(expansion[k].zw, 0, 0);
-        expansion[k].zw = 0;
-    }
-    for (int k = 0; k < EXPANSION; ++k)
-        FOLD_DEPOSIT(upper[k], expansion, digits);
-    for (int k = 0; k < EXPANSION; ++k) {
-        upper[k] = (double4)(expansion[k].y, 0, 0, 0);
-        expansion[k].y = 0;
-    }
-    for (int k = 0; k < EXPANSION; ++k)
-        FOLD_DEPOSIT(upper[k], expansion, digits);
-}
-
-void fold(double4* expansion, local long* digits, local SLOT* slots) {
+void fold(double4* expansion, local long* digits, local double4* slots) {
     const uint id = get_local_id(0);
-#ifdef EXACT_FOLD_LANES
-    fold_lanes(expansion, digits);
-#endif
     for (uint holding = get_local_size(0); holding > 1;) {
         const uint handing = min(holding / 2, (uint)FOLD_SLOTS);
         const uint first_handing = holding - handing;
         barrier(CLK_LOCAL_MEM_FENCE); // the last step's slots are read
         if (id >= first_handing && id < holding)
             for (int k = 0; k < EXPANSION; ++k)
-                slots[(id - first_handing) * EXPANSION + k] = TO_SLOT(expansion[k]);
+                slots[(id - first_handing) * EXPANSION + k] = expansion[k];
         barrier(CLK_LOCAL_MEM_FENCE);
         if (id >= first_handing - handing && id < first_handing)
             for (int k = 0; k < EXPANSION; ++k)
-                FOLD_DEPOSIT(FROM_SLOT(slots[(id - (first_handing - handing)) * EXPANSION + k]),
-                             expansion, digits);
+                deposit(slots[(id - (first_handing - handing)) * EXPANSION + k], expansion, digits);
         holding = first_handing;
     }
 }
@@ -344,9 +290,11 @@ kernel void exact_partials(global const VALUE* input, ulong first, ulong length,
     const ulong end = vectors;
     const ulong step = get_global_size(0);
 #endif
-    // Two loads in flight before either is added: the adds wait on memory less.
+    // Loads in flight before any is added: the adds wait on memory less. Doubles keep four in
+    // flight, floats two: on the H100, four loads took 3 % off the double sum at 2^28 values
+    // and made the float sum 13 % slower, whose registers they crowd (docs/exact-sums.md).
     ulong i = start;
-#ifdef EXACT_FOUR_LOADS
+#ifndef VALUE_IS_FLOAT
     for (; EXACT_IN_RUN(i + 3 * step, end); i += 4 * step) {
         const LOADED4 a = LOAD4(i, values);
         const LOADED4 b = LOAD4(i + step, values);
@@ -369,7 +317,7 @@ kernel void exact_partials(global const VALUE* input, ulong first, ulong length,
     if (get_global_id(0) == 0)
         for (ulong tail = vectors * 4; tail < length; ++tail)
             add_values((LOADED4)(LOAD(tail, values), 0, 0, 0), expansion, digits);
-    fold(expansion, digits, (local SLOT*)slots);
+    fold(expansion, digits, slots);
     spill_folded(expansion, digits, slots);
     add_row_into(digits, sum);
 }
