@@ -18,6 +18,10 @@ namespace clreduce {
 namespace {
 
 constexpr std::size_t default_work_group_size = 256;
+// The smallest work-group size of a short piece's launch, and the values a work-item takes at
+// most before the next size up is worth its deeper fold (ExactSum::work_group_size_for()).
+constexpr std::size_t smallest_work_group_size = 64;
+constexpr std::uint64_t short_values_per_work_item = 16;
 
 /// The work-groups per compute unit over a long piece: more keep more loads in flight, but
 /// each costs a fold and a row. On the H100, 2 per compute unit were fastest for doubles
@@ -85,16 +89,30 @@ ExactSum::ExactSum(const cl::Context& context, const cl::Device& device, DataTyp
     partials_ = program_kernel(device, program, "exact_partials");
     round_ = program_kernel(device, program, "exact_round");
     work_group_size_ = settle_work_group_size(work_group_size, device, partials_);
+    fixed_work_group_size_ = work_group_size != 0;
     work_groups_ = report.compute_units * work_groups_per_compute_unit(type);
     clear_sums();
 } catch (const cl::Error& error) {
     throw Error(error);
 }
 
+std::size_t ExactSum::work_group_size_for(std::uint64_t length) const {
+    // A work-group folds its work-items' expansions in log2(size) steps, a fixed cost that a
+    // short piece feels. Its launch takes smaller work-groups, as long as each work-item still
+    // gets few values: on the H100, 64 work-items a work-group took 2 us off the float sums of
+    // 2^10 and 2^16 values, 128 off those of 2^20 (docs/exact-sums.md).
+    if (fixed_work_group_size_)
+        return work_group_size_;
+    std::size_t size = std::min(smallest_work_group_size, work_group_size_);
+    while (size < work_group_size_ && length > short_values_per_work_item * size * work_groups_)
+        size = std::min(2 * size, work_group_size_);
+    return size;
+}
+
 std::size_t ExactSum::work_groups_for(std::uint64_t length) const {
     // Each work-item reads four values at a time: a short piece needs fewer work-groups, and
     // every work-group costs its merge.
-    const auto values_per_group = std::uint64_t{4} * work_group_size_;
+    const auto values_per_group = std::uint64_t{4} * work_group_size_for(length);
     return static_cast<std::size_t>(std::clamp<std::uint64_t>(
         (length + values_per_group - 1) / values_per_group, 1, work_groups_));
 }
@@ -123,9 +141,10 @@ const cl::Buffer& ExactSum::enqueue_row(const cl::CommandQueue& queue,
         partials_.setArg(2, static_cast<cl_ulong>(piece.length));
         // The caller's events hold back the first launch; the in-order queue, the rest.
         events.emplace_back();
+        const auto size = work_group_size_for(piece.length);
         queue.enqueueNDRangeKernel(
-            partials_, cl::NullRange, cl::NDRange(work_groups_for(piece.length) * work_group_size_),
-            cl::NDRange(work_group_size_), events.size() == 1 ? wait : nullptr, &events.back());
+            partials_, cl::NullRange, cl::NDRange(work_groups_for(piece.length) * size),
+            cl::NDRange(size), events.size() == 1 ? wait : nullptr, &events.back());
     }
     return sum;
 } catch (const cl::Error&) {

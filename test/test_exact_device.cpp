@@ -166,3 +166,18 @@ TEST_CASE("an exact sum of integers is refused", "[api][exact]") {
         }
     }
 }
+
+TEST_CASE("a short piece takes a smaller work-group unless a size was asked for", "[api][exact]") {
+    for (auto& target : devices_under_test()) {
+        INFO("device " << target.report.name);
+        if (!exact_sum_runs(target))
+            continue;
+        const ExactSum chosen(target.queue.context, target.queue.device, DataType::float32);
+        const auto largest = chosen.work_group_size();
+        CHECK(chosen.work_group_size_for(1) == std::min<std::size_t>(64, largest));
+        CHECK(chosen.work_group_size_for(std::uint64_t{1} << 40) == largest);
+        const ExactSum asked(target.queue.context, target.queue.device, DataType::float32, 32);
+        CHECK(asked.work_group_size_for(1) == 32);
+        CHECK(asked.work_group_size_for(std::uint64_t{1} << 40) == 32);
+    }
+}

@@ -114,7 +114,12 @@ public:
              std::size_t work_group_size, std::string_view kernel_text);
 
     DataType type() const { return type_; }
+    /// The work-group size of the launch over a long piece: the one asked for, else 256 or the
+    /// kernel's largest.
     std::size_t work_group_size() const { return work_group_size_; }
+    /// The work-group size of the launch over a piece of `length` values: the one asked for,
+    /// else work_group_size() or, for a short piece, a smaller one (64 at least).
+    std::size_t work_group_size_for(std::uint64_t length) const;
     /// The work-groups of the launch over a piece of `length` values: a few per compute unit,
     /// fewer for a short piece.
     std::size_t work_groups_for(std::uint64_t length) const;
@@ -164,7 +169,8 @@ private:
     cl::Context context_;
     cl::Device device_;
     std::size_t work_group_size_ = 0;
-    std::size_t work_groups_ = 0; // of the launch over a long piece
+    bool fixed_work_group_size_ = false; // asked for: every launch takes it
+    std::size_t work_groups_ = 0;        // of the launch over a long piece
     std::string build_options_;
     cl::Kernel partials_;
     cl::Kernel round_;

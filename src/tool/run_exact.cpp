@@ -198,7 +198,7 @@ void print_exact(std::ostream& out, const ExactOutcome& outcome,
             << shares[i].queue.device.getInfo<CL_DEVICE_NAME>() << "': " << shares[i].values.length
             << " values, work-groups "
             << shares[i].exact_sum.work_groups_for(shares[i].values.length) << " x "
-            << shares[i].exact_sum.work_group_size() << ", "
+            << shares[i].exact_sum.work_group_size_for(shares[i].values.length) << ", "
             << outcome.runs.front().times[i].launch_us.size() << " launches, device span "
             << timing_text(outcome.span_us(i), shares[i].values.length * info(options.type).size,
                            repeated)
