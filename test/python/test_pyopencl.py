@@ -235,6 +235,6 @@ def test_arrays_after_a_first_take_the_same_checks(queue):
         with pytest.raises(ValueError, match="no queue"):
             reduce(array.with_queue(None))
         assert reduce(array[:0]) == 0
-    with pytest.raises(TypeError, match="not int32"):
+    with pytest.raises(TypeError, match="not int64"):
         reducer(cl_array.to_device(queue, np.arange(100, dtype=np.int64)))
     assert clreduce.sum(np.arange(100, dtype=np.int32)) == 4950
