@@ -2,6 +2,7 @@
 // package turns NumPy and PyOpenCL arrays into the calls below; this file only names them and
 // turns the engine's failures into clreduce.Error.
 
+#include "array_path.hpp"
 #include "clreduce/errors.hpp"
 #include "devices.hpp"
 #include "engine.hpp"
@@ -118,6 +119,14 @@ NB_MODULE(_clreduce, m) {
              "wait"_a)
         .def("enqueue", &Engine::enqueue, "queue"_a, "buffer"_a, "first"_a, "count"_a, "result"_a,
              "result_index"_a, "wait"_a);
+
+    nb::class_<ArrayPath>(m, "ArrayPath",
+                          "Whole-array reductions of pyopencl.array.Array objects in C++, for "
+                          "the arrays the Python path has reduced before (learn()).")
+        .def(nb::init<>())
+        .def("learn", &ArrayPath::learn, "array_type"_a, "dtype"_a, "queue"_a, "engine"_a,
+             "result_type"_a)
+        .def("__call__", &ArrayPath::reduce, "array"_a);
 
     nb::class_<clreduce::Shape>(m, "Shape", "An array's extents, in C or Fortran order.")
         .def(

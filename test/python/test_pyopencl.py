@@ -213,3 +213,28 @@ def test_an_out_of_order_queue_is_the_engine_error(context, queue):
         clreduce.sum(array, queue=out_of_order)
     assert raised.value.cause == "invalid_argument"
     assert "order" in str(raised.value)
+
+
+def test_arrays_after_a_first_take_the_same_checks(queue):
+    # From the second call on, a whole array on its own queue is reduced by the extension
+    # alone (clreduce's ArrayPath); anything unusual still goes through the Python checks.
+    values = np.arange(100, dtype=np.int32)
+    array = cl_array.to_device(queue, values)
+    reducer = clreduce.Reducer(np.int32)
+    for reduce in (clreduce.sum, reducer):
+        assert reduce(array) == reduce(array) == 4950
+        array.add_event(cl.enqueue_marker(queue))
+        assert reduce(array) == 4950 and array.events == []
+        assert reduce(array[10:20]) == np.sum(values[10:20])
+        fortran = cl_array.to_device(queue, np.asfortranarray(values.reshape(10, 10)))
+        assert reduce(fortran) == 4950
+        with pytest.raises(ValueError, match="not contiguous"):
+            reduce(array[::2])
+        with pytest.raises(ValueError, match="2 bytes into its buffer"):
+            reduce(cl_array.Array(queue, (10,), np.int32, data=array.base_data, offset=2))
+        with pytest.raises(ValueError, match="no queue"):
+            reduce(array.with_queue(None))
+        assert reduce(array[:0]) == 0
+    with pytest.raises(TypeError, match="not int64"):
+        reducer(cl_array.to_device(queue, np.arange(100, dtype=np.int64)))
+    assert clreduce.sum(np.arange(100, dtype=np.int32)) == 4950

@@ -4,10 +4,12 @@ The functions take NumPy's names and arguments (axis= and keepdims= too); those 
 cannot answer yet raise NotImplementedError rather than answer on the host. See docs/python.md.
 """
 
+import builtins
 from importlib.metadata import PackageNotFoundError, version
 
 import numpy as np
 
+from . import _clreduce
 from ._clreduce import Error
 from ._devices import Device, devices
 from ._reducer import DTYPES, OPS, Reducer, engine_dtype, is_pyopencl_array
@@ -23,6 +25,9 @@ __all__ = [
 ]
 
 _reducers = {}
+#: By op, the C++ path of calls with every argument but `a` left out: the op's plain Reducers
+#: teach it the PyOpenCL arrays they reduce (Reducer._teach_array_paths()).
+_array_paths = {op: _clreduce.ArrayPath() for op in OPS}
 
 
 def _reducer(dtype, op, accumulate, device, options):
@@ -34,11 +39,24 @@ def _reducer(dtype, op, accumulate, device, options):
     reducer = _reducers.get(key)
     if reducer is None:
         reducer = _reducers[key] = Reducer(engine_dtype(dtype), op, device, accumulate, **options)
+        if _plain(accumulate, device, options):
+            reducer._array_paths.append(_array_paths[op])
     return reducer
+
+
+def _plain(accumulate, device, options):
+    """Whether a function's call leaves out dtype=, device= and the Reducer's options (map=,
+    exact=; a custom op always has its text). builtins.any: this module's any is a reduction."""
+    return accumulate is None and device is None and not builtins.any(options.values())
 
 
 def _reduce(op, a, axis=None, dtype=None, out=None, keepdims=False, device=None, queue=None,
             **options):
+    if axis is None and out is None and not keepdims and queue is None and _plain(
+            dtype, device, options):
+        result = _array_paths[op](a)  # None: not a PyOpenCL array reduced so before
+        if result is not None:
+            return result
     pyopencl_input = is_pyopencl_array(a)
     if not pyopencl_input:
         a = np.asarray(a)

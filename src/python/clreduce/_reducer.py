@@ -181,6 +181,10 @@ class Reducer:
         # By along axes: the last PyOpenCL queue and its engine, to need no lookup again.
         self._last = [(None, None), (None, None)]
         self._lock = threading.Lock()
+        # The C++ paths of the most frequent call (a whole PyOpenCL array on its own queue),
+        # which _reduce_pyopencl() teaches: the Reducer's own, and the package functions' for
+        # their plain Reducers (clreduce._reducer()). The exact sum has none.
+        self._array_paths = [] if exact else [_clreduce.ArrayPath()]
 
     def __repr__(self):
         return f"clreduce.Reducer({self.dtype.name!r}, {self.op!r})"
@@ -202,6 +206,10 @@ class Reducer:
         blocks: the result is enqueued into out, out waits for it (its events), and out is
         returned.
         """
+        if queue is None and axis is None and out is None and not keepdims and self._array_paths:
+            result = self._array_paths[0](a)  # None: not a PyOpenCL array it has reduced before
+            if result is not None:
+                return result
         pyopencl_input = is_pyopencl_array(a)
         if pyopencl_input and axis is None and out is None and not keepdims:
             return self._reduce_pyopencl(a, queue)  # the most frequent call, the shortest path
@@ -288,7 +296,15 @@ class Reducer:
         )
         if wait:
             _drop_done_events(a, wait)
+        self._teach_array_paths(a, queue, engine)
         return self.result_dtype.type(value)
+
+    def _teach_array_paths(self, a, queue, engine):
+        """Shows the C++ paths how to reduce arrays like `a`, which passed every check, when
+        they are on their own queue: with `engine`, into result_dtype."""
+        if queue is a.queue:
+            for path in self._array_paths:
+                path.learn(type(a), a.dtype, queue, engine, self.result_dtype.type)
 
     def _reduce_unusual_pyopencl(self, a, queue):
         """_reduce_pyopencl() of an array that fails one of its checks: the check's error, or
