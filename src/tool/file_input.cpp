@@ -403,6 +403,7 @@ std::optional<InputFile> open_input(Options& options) {
                                            std::to_string(values.length) + " values (see --help)");
     if (!options.length_given)
         options.length = values.length;
+    refuse_too_many_pieces(options);
     return file;
 }
 

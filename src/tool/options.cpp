@@ -19,8 +19,8 @@ namespace {
 
 /// Each buffer or chunk is a launch of its own and a line of the report: past most_pieces,
 /// the run would spend its time on launches and bookkeeping, not on reducing.
-void refuse_too_many_pieces(std::uint64_t length, std::uint64_t per_piece,
-                            const std::string& option, const std::string& pieces) {
+void refuse_too_many(std::uint64_t length, std::uint64_t per_piece, const std::string& option,
+                     const std::string& pieces) {
     const auto count = length / per_piece + (length % per_piece != 0 ? 1 : 0);
     if (count > most_pieces)
         usage_error(option + " " + std::to_string(per_piece) + " cuts " + std::to_string(length) +
@@ -219,6 +219,13 @@ constexpr const char* combination_rule =
     "--name=value is read as --name value.";
 
 } // namespace
+
+void refuse_too_many_pieces(const Options& options) {
+    if (options.max_buffer != 0)
+        refuse_too_many(options.length, options.max_buffer, "--max-buffer", "buffers");
+    if (options.chunk != 0)
+        refuse_too_many(options.length, options.chunk, "--chunk", "chunks");
+}
 
 std::uint64_t parse_count(const std::string& text, const std::string& what) {
     const auto value = parse_unsigned(text, what);
@@ -487,6 +494,12 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     options.length_given = length.isSet();
     options.length = sweep.isSet() && !length.isSet() ? std::uint64_t{1} << 28
                                                       : parse_count(length.getValue(), "--length");
+    if (shape.isSet()) { // the random input's length is its values'
+        options.shape = parse_shape(shape.getValue());
+        options.length = 1;
+        for (const auto extent : options.shape)
+            options.length *= extent;
+    }
     if (sweep.isSet() && options.length < shortest_sweep)
         usage_error("--sweep measures lengths from 2^10 up to --length, and --length " +
                     length.getValue() + " is shorter");
@@ -507,19 +520,17 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
                         " is not a power of two");
         options.work_group_size = limit;
     }
-    if (max_buffer.isSet()) {
+    if (max_buffer.isSet())
         options.max_buffer = parse_count(max_buffer.getValue(), "--max-buffer");
-        refuse_too_many_pieces(options.length, options.max_buffer, "--max-buffer", "buffers");
-    }
     options.host_input = host_input.isSet();
-    if (chunk.isSet()) {
+    if (chunk.isSet())
         options.chunk = parse_count(chunk.getValue(), "--chunk");
-        refuse_too_many_pieces(options.length, options.chunk, "--chunk", "chunks");
-    }
     options.exact = exact.isSet();
     options.seed = parse_unsigned(seed.getValue(), "--seed");
     if (input.isSet())
         options.input = input.getValue();
+    else // a file's length is its header's: open_input counts its pieces
+        refuse_too_many_pieces(options);
     constexpr std::uint64_t most_iterations = 1000000;
     const auto runs = parse_count(iterations.getValue(), "--iterations");
     if (runs > most_iterations)
@@ -542,12 +553,6 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     if (options.axes.size() > 1 && info(options.op).indexed)
         usage_error("--axis '" + axis.getValue() + "': -o " + op.getValue() +
                     " takes one axis, as NumPy's does");
-    if (shape.isSet()) {
-        options.shape = parse_shape(shape.getValue());
-        options.length = 1;
-        for (const auto extent : options.shape)
-            options.length *= extent;
-    }
     if (output.isSet() && output.getValue().empty())
         usage_error("--output '' names no file");
     options.output = output.getValue();

@@ -71,6 +71,11 @@ struct Options {
 /// answered (on stdout); throws Failure(ExitCode::usage) naming the problem otherwise.
 std::optional<Options> parse_options(int argc, const char* const* argv);
 
+/// Refuses (Failure(ExitCode::usage)) a --max-buffer or --chunk that cuts the input's
+/// `length` values into more than most_pieces: parse_options calls it for random values
+/// (-l, --shape), open_input once an --input file's header has given its length.
+void refuse_too_many_pieces(const Options& options);
+
 /// A positive decimal count, or a power of two written 2^N; `what` names it in errors.
 std::uint64_t parse_count(const std::string& text, const std::string& what);
 
