@@ -142,16 +142,19 @@ constexpr std::uint32_t kernel_strip = 4;
 /// row's strip one vector load: a column of few rows left each work-item only a few loads of
 /// 4 bytes in flight. Measured on the H100 (docs/axes.md), R x C = 2^28 int32 and float: 2 rows
 /// took 0.73 times as long, 4 to 16 rows 0.83 to 0.93 times, 32 to 1024 rows 0.92 to 0.96
-/// times. Only where every strip is whole (columns a multiple of the strip) and a tile's
-/// work-items all have one (the columns fill a work-group's strips).
+/// times. Only where every strip is whole (columns a multiple of the strip), a tile's
+/// work-items all have one (the columns fill a work-group's strips), and the strips' tiles,
+/// a quarter of the columns', still number the device's fewest_strip_tiles.
 void strip_columns(SegmentPass& pass, const SegmentDevice& device) {
     const auto width = pass.work_group_size * kernel_strip;
+    const auto tiles = pass.blocks * divide_up(pass.columns, width);
     if (pass.kernel != SegmentKernel::columns || pass.length >= device.strip_rows_below ||
-        pass.chunks != 1 || pass.columns % kernel_strip != 0 || pass.columns < width)
+        pass.chunks != 1 || pass.columns % kernel_strip != 0 || pass.columns < width ||
+        tiles < device.fewest_strip_tiles)
         return;
     pass.strip = kernel_strip;
     pass.width = static_cast<std::uint32_t>(width);
-    spread_tiles(pass, pass.blocks * divide_up(pass.columns, width), device);
+    spread_tiles(pass, tiles, device);
 }
 
 } // namespace
@@ -188,6 +191,10 @@ SegmentDevice segment_device(std::size_t work_group_size, std::uint64_t compute_
     // Strips measured faster on the H100 up to 1024 rows, the most a column of 2^28 values
     // read whole had; a CPU's work-item streams its column alone, not measured in strips.
     device.strip_rows_below = or_default(tuning.strip_rows_below, cpu ? 1 : 2048);
+    // The fewest strips' tiles measured were 256 on 132 compute units (1024 rows of 2^18
+    // columns, 99% of the stream read); with fewer than a work-group a unit, a column a
+    // work-item keeps four times as many work-groups (not measured against each other).
+    device.fewest_strip_tiles = or_default(tuning.fewest_strip_tiles, compute_units);
     return device;
 }
 

@@ -316,7 +316,7 @@ std::vector<SegmentTuning> tunings(const std::string& mode) {
     // strips: a column a work-item (1), and column strips wherever they fit
     if (mode == "sweep" || mode == "narrow" || mode == "strips")
         for (const std::uint64_t strip_rows : {std::uint64_t{1}, none})
-            all.push_back({0, 0, 0, 0, 0, 0, strip_rows});
+            all.push_back({0, 0, 0, 0, 0, 0, strip_rows, 1});
     if (mode != "sweep")
         return all;
     for (const std::uint64_t team : {1, 2, 4, 64})

@@ -180,6 +180,8 @@ TEST_CASE("shapes choose the kernel, the team and the split", "[segment_plan]") 
         CHECK(passes[0].tiles == (1 << 24) / 256);
         CHECK(plan(16, (1 << 24) + 2, 0)[0].strip == 1); // 4 do not divide the width
         CHECK(plan(16, 1020, 0)[0].strip == 1);          // fewer than a work-group's strips
+        CHECK(plan(16, 131 * 1024, 0)[0].strip == 1);    // fewer tiles than compute units
+        CHECK(plan(16, 132 * 1024, 0)[0].strip == 4);
         CHECK(plan_axis(axis_layout(Shape{{16, 1 << 24}}, {0}), segment_device(256, 16, true))[0]
                   .strip == 1); // a CPU: not measured
     }

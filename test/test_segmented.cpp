@@ -160,7 +160,8 @@ TEST_CASE("every op and type reduces along axes, in work-groups that loop over t
     looping.launched_groups_per_unit = 1;
     looping.batched_tiles =
         4; // narrow rows and columns: the batched kernels (a GPU's, not a CPU's)
-    looping.strip_rows_below = std::uint64_t{1} << 40; // strips of columns wherever they fit
+    looping.strip_rows_below = std::uint64_t{1} << 40; // strips of columns wherever they fit,
+    looping.fewest_strip_tiles = 1;                    // whatever the device's compute units
     for (const auto& combination : every_op_and_type()) {
         if (combination.recipe.finish == Finish::last_group ||
             combination.recipe.path != Path::tree)
@@ -222,6 +223,7 @@ TEST_CASE("a user's op and map along axes: each result's values in index order, 
             recipe.accumulate = DataType::int64;
             SegmentTuning strips; // strips of columns wherever they fit (a GPU's, not a CPU's)
             strips.strip_rows_below = std::uint64_t{1} << 40;
+            strips.fewest_strip_tiles = 1;
             SegmentedReducer reducer(target.queue.context, target.queue.device, recipe, strips);
             auto every_case = telling_axis_cases();
             for (auto& apart : apart_axis_cases())
@@ -407,6 +409,7 @@ TEST_CASE("strips of columns read and write values that are not aligned one at a
     argmax.op = Op::argmax;
     SegmentTuning strips;
     strips.strip_rows_below = std::uint64_t{1} << 40;
+    strips.fewest_strip_tiles = 1;
     const Shape shape{{5, 2052}};
     for (auto& target : devices_under_test())
         for (const auto& recipe : {sum, argmax}) {

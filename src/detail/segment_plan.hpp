@@ -47,6 +47,7 @@ struct SegmentTuning {
     std::uint64_t launched_groups_per_unit = 0; // a launch's work-groups per unit at most
     std::uint64_t batched_tiles = 0;            // 1: narrow rows and columns a tile at a time
     std::uint64_t strip_rows_below = 0;         // columns of fewer rows: column strips (1: never)
+    std::uint64_t fewest_strip_tiles = 0;       // strips only where they make this many tiles
 };
 
 /// What the device allows and aims for.
@@ -60,6 +61,7 @@ struct SegmentDevice {
     std::uint64_t whole_rows_from = 0;      // this many rows or more: a work-item each (0: never)
     std::uint32_t batched_tiles = 1;        // narrow rows and columns: 1, or the batched kernels
     std::uint64_t strip_rows_below = 1;     // columns of fewer rows: column strips (1: never)
+    std::uint64_t fewest_strip_tiles = 1;   // strips only where they make this many tiles
     /// How many of a row's values each work-item of its team reads, of `segments` rows.
     std::uint64_t team_values(std::uint64_t length, std::uint64_t segments) const;
 };
