@@ -141,7 +141,7 @@ constexpr std::uint32_t kernel_strip = 4;
 /// a column, each work-item takes a strip of kernel_strip neighbouring columns instead, a
 /// row's strip one vector load: a column of few rows left each work-item only a few loads of
 /// 4 bytes in flight. Measured on the H100 (docs/axes.md), R x C = 2^28 int32 and float: 2 rows
-/// took 0.73 times as long, 4 to 16 rows 0.83 to 0.93 times, 32 to 1024 rows 0.92 to 0.96
+/// took 0.73 times as long, 4 to 16 rows 0.82 to 0.93 times, 32 to 1024 rows 0.91 to 0.96
 /// times. Only where every strip is whole (columns a multiple of the strip), a tile's
 /// work-items all have one (the columns fill a work-group's strips), and the strips' tiles,
 /// a quarter of the columns', still number the device's fewest_strip_tiles.
