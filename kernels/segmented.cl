@@ -14,6 +14,8 @@
 //                     values; narrow matrices put several rows in one work-group's reads.
 //   ..._batched       the two where a work-item reduces a whole narrow row or column a tile:
 //                     several tiles at once.
+//   reduce_column_strips  few rows of many columns: each work-item owns a strip of
+//                     SEGMENT_STRIP neighbouring columns, a row's strip one vector load.
 //
 // Both work in tiles, each what a work-group reads at once; a launch holds no more work-groups
 // than the device runs well together, each looping over several neighbouring tiles. Both write
@@ -220,5 +222,100 @@ kernel void reduce_columns_batched(global const input_t* in, ulong first, ulong 
         for (uint b = 0; b < SEGMENT_BATCH; ++b)
             if (b < count && inside[b])
                 out[first_out + result[b]] = value[b];
+    }
+}
+
+// The columns a work-item of reduce_column_strips owns (SegmentPass::strip, segment_plan.cpp).
+#define SEGMENT_STRIP 4
+
+// The SEGMENT_STRIP values from in[at] on: one vector load where a load reads as many values
+// and `vectors` says they are aligned (4- and 8-byte values, partials), else one at a time.
+value4_t load_strip(global const input_t* in, ulong at, bool vectors) {
+#if REDUCE_VALUES_PER_LOAD == SEGMENT_STRIP
+    if (vectors)
+        return loadn(in, at / SEGMENT_STRIP);
+#endif
+    value4_t x;
+    x.x = load(in, at);
+    x.y = load(in, at + 1);
+    x.z = load(in, at + 2);
+    x.w = load(in, at + 3);
+    return x;
+}
+
+// A row's strip `x`, whose index along the axis is i, mapped into the strip's accumulators.
+void fold_strip_row(value4_t x, ulong i, accum_t* value) {
+    value[0] = op(value[0], map(x.x, i));
+    value[1] = op(value[1], map(x.y, i));
+    value[2] = op(value[2], map(x.z, i));
+    value[3] = op(value[3], map(x.w, i));
+}
+
+// Rows [0, rows) of the strip from in[base] on, a row `columns` values below the one before,
+// reduced into value[0 ... SEGMENT_STRIP - 1]. The loads of four rows (two at the end) are
+// issued before any is folded: with few rows, the loads in flight are what keeps the memory
+// busy.
+void fold_strip(global const input_t* in, ulong base, ulong columns, ulong rows, ulong index_base,
+                bool vectors, accum_t* value) {
+#pragma unroll
+    for (uint k = 0; k < SEGMENT_STRIP; ++k)
+        value[k] = identity();
+    ulong r = 0;
+    for (; r + 3 < rows; r += 4) {
+        value4_t x[4];
+#pragma unroll
+        for (uint k = 0; k < 4; ++k)
+            x[k] = load_strip(in, base + (r + k) * columns, vectors);
+#pragma unroll
+        for (uint k = 0; k < 4; ++k)
+            fold_strip_row(x[k], index_base + r + k, value);
+    }
+    if (r + 1 < rows) {
+        const value4_t x0 = load_strip(in, base + r * columns, vectors);
+        const value4_t x1 = load_strip(in, base + (r + 1) * columns, vectors);
+        fold_strip_row(x0, index_base + r, value);
+        fold_strip_row(x1, index_base + r + 1, value);
+        r += 2;
+    }
+    if (r < rows)
+        fold_strip_row(load_strip(in, base + r * columns, vectors), index_base + r, value);
+}
+
+// reduce_columns for few rows of many columns, whole (one phase, one chunk): the work-item
+// numbered t of tile g owns columns SEGMENT_STRIP * t ... of the tile's `width` (a multiple of
+// SEGMENT_STRIP, as `columns` is) and writes their results at once, one vector store where
+// they are aligned. The same arguments as reduce_columns.
+kernel void reduce_column_strips(global const input_t* in, ulong first, ulong index_base,
+                                 ulong rows, ulong columns, uint width, ulong chunks, ulong tiles,
+                                 uint tiles_per_group, global accum_t* out, ulong first_out,
+                                 local accum_t* scratch) {
+    const ulong column_tiles = columns / width + (columns % width != 0);
+    // The same for every work-item: one branch taken by all.
+    const bool vectors = first % SEGMENT_STRIP == 0;
+    const bool vector_store = first_out % SEGMENT_STRIP == 0;
+    ulong tile, last;
+    group_tiles(tiles, tiles_per_group, &tile, &last);
+    for (; tile < last; ++tile) {
+        const ulong block = tile < column_tiles ? 0 : tile / column_tiles;
+        const ulong column =
+            (tile - block * column_tiles) * width + SEGMENT_STRIP * (ulong)get_local_id(0);
+        if (column >= columns) // the last tile of a block may be part full
+            continue;
+        accum_t value[SEGMENT_STRIP];
+        fold_strip(in, first + block * rows * columns + column, columns, rows, index_base, vectors,
+                   value);
+        const ulong at = first_out + block * columns + column;
+        if (vector_store) {
+            accum4_t results; // a vector, or four pairs for argmin and argmax
+            results.x = value[0];
+            results.y = value[1];
+            results.z = value[2];
+            results.w = value[3];
+            *(global accum4_t*)(out + at) = results;
+        } else {
+#pragma unroll
+            for (uint k = 0; k < SEGMENT_STRIP; ++k)
+                out[at + k] = value[k];
+        }
     }
 }

@@ -125,12 +125,36 @@ constexpr std::uint32_t kernel_batch = 4;
 void batch_narrow(SegmentPass& pass, const SegmentDevice& device) {
     const bool rows = pass.kernel == SegmentKernel::rows;
     const bool one_each = rows ? pass.width == 1 : pass.width == pass.work_group_size;
-    if (device.batched_tiles < 2 || !one_each || pass.chunks != 1 || pass.length > (rows ? 4u : 2u))
+    if (device.batched_tiles < 2 || !one_each || pass.chunks != 1 || pass.strip > 1 ||
+        pass.length > (rows ? 4u : 2u))
         return;
     pass.batch = device.batched_tiles;
     pass.tiles_per_group = static_cast<std::uint32_t>(
         divide_up(std::max(pass.tiles_per_group, pass.batch), pass.batch) * pass.batch);
     pass.work_groups = divide_up(pass.tiles, pass.tiles_per_group);
+}
+
+/// segmented.cl's SEGMENT_STRIP: the columns a work-item of reduce_column_strips owns.
+constexpr std::uint32_t kernel_strip = 4;
+
+/// Where columns of fewer rows than the device's strip_rows_below are read whole, a work-item
+/// a column, each work-item takes a strip of kernel_strip neighbouring columns instead, a
+/// row's strip one vector load: a column of few rows left each work-item only a few loads of
+/// 4 bytes in flight. Measured on the H100 (docs/axes.md), R x C = 2^28 int32 and float: 2 rows
+/// took 0.73 times as long, 4 to 16 rows 0.82 to 0.93 times, 32 to 1024 rows 0.91 to 0.96
+/// times. Only where every strip is whole (columns a multiple of the strip), a tile's
+/// work-items all have one (the columns fill a work-group's strips), and the strips' tiles,
+/// a quarter of the columns', still number the device's fewest_strip_tiles.
+void strip_columns(SegmentPass& pass, const SegmentDevice& device) {
+    const auto width = pass.work_group_size * kernel_strip;
+    const auto tiles = pass.blocks * divide_up(pass.columns, width);
+    if (pass.kernel != SegmentKernel::columns || pass.length >= device.strip_rows_below ||
+        pass.chunks != 1 || pass.columns % kernel_strip != 0 || pass.columns < width ||
+        tiles < device.fewest_strip_tiles)
+        return;
+    pass.strip = kernel_strip;
+    pass.width = static_cast<std::uint32_t>(width);
+    spread_tiles(pass, tiles, device);
 }
 
 } // namespace
@@ -164,6 +188,13 @@ SegmentDevice segment_device(std::size_t work_group_size, std::uint64_t compute_
     // A CPU's work-item streams its row alone; not measured batched.
     device.batched_tiles =
         or_default(tuning.batched_tiles, cpu ? 1 : kernel_batch) == 1 ? 1 : kernel_batch;
+    // Strips measured faster on the H100 up to 1024 rows, the most a column of 2^28 values
+    // read whole had; a CPU's work-item streams its column alone, not measured in strips.
+    device.strip_rows_below = or_default(tuning.strip_rows_below, cpu ? 1 : 2048);
+    // The fewest strips' tiles measured were 256 on 132 compute units (1024 rows of 2^18
+    // columns, 99% of the stream read); with fewer than a work-group a unit, a column a
+    // work-item keeps four times as many work-groups (not measured against each other).
+    device.fewest_strip_tiles = or_default(tuning.fewest_strip_tiles, compute_units);
     return device;
 }
 
@@ -282,6 +313,7 @@ std::vector<SegmentPass> plan_axis(const AxisLayout& layout, const SegmentDevice
         return {};
     auto first = layout.inner == 1 ? rows_pass(layout.blocks, layout.length, device, true)
                                    : columns_pass(layout, device);
+    strip_columns(first, device);
     batch_narrow(first, device);
     if (first.chunks == 1)
         return {first};
@@ -331,6 +363,8 @@ std::string describe(const std::vector<SegmentPass>& passes) {
             text << ", " << pass.tiles_per_group << " tiles each";
         if (pass.batch > 1)
             text << ", " << pass.batch << " at once";
+        if (pass.strip > 1)
+            text << ", strips of " << pass.strip << " columns";
         text << "\n";
     }
     return text.str();

@@ -64,7 +64,8 @@ SegmentedReducer::SegmentedReducer(const cl::Context& context, const cl::Device&
         return Kernels{program_kernel(device_, program, "reduce_segments"),
                        program_kernel(device_, program, "reduce_columns"),
                        program_kernel(device_, program, "reduce_segments_batched"),
-                       program_kernel(device_, program, "reduce_columns_batched")};
+                       program_kernel(device_, program, "reduce_columns_batched"),
+                       program_kernel(device_, program, "reduce_column_strips")};
     };
     values_kernels_ =
         kernels_of(segmented_source(*policy_, recipe.type, recipe.user, Reads::values),
@@ -77,8 +78,9 @@ SegmentedReducer::SegmentedReducer(const cl::Context& context, const cl::Device&
     device_shape_ = std::make_unique<SegmentDevice>(launch_shape(
         *report_, *policy_,
         {values_kernels_.rows, values_kernels_.columns, values_kernels_.rows_batched,
-         values_kernels_.columns_batched, partials_kernels_.rows, partials_kernels_.columns,
-         partials_kernels_.rows_batched, partials_kernels_.columns_batched},
+         values_kernels_.columns_batched, values_kernels_.column_strips, partials_kernels_.rows,
+         partials_kernels_.columns, partials_kernels_.rows_batched,
+         partials_kernels_.columns_batched, partials_kernels_.column_strips},
         device_, tuning));
 } catch (const cl::Error& error) {
     throw Error(error);
@@ -125,8 +127,10 @@ void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const Segment
     const auto scratch = cl::Local(pass.work_group_size * accumulator_size());
     const bool rows = pass.kernel == SegmentKernel::rows;
     const bool batched = pass.batch > 1;
-    cl::Kernel kernel = rows ? (batched ? kernels.rows_batched : kernels.rows)
-                             : (batched ? kernels.columns_batched : kernels.columns);
+    cl::Kernel kernel = rows             ? (batched ? kernels.rows_batched : kernels.rows)
+                        : batched        ? kernels.columns_batched
+                        : pass.strip > 1 ? kernels.column_strips
+                                         : kernels.columns;
     // Where both kernels read, the shape each reads, then the arguments both take: how the
     // work is cut, where the results go. Uniform rows still pass a buffer where the offsets go;
     // the kernel does not read it.

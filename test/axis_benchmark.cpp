@@ -2,15 +2,16 @@
 // (docs/axes.md): an R x C row-major matrix of R x C = 2^log2 values, C = 2^1 ... 2^(log2 - 1),
 // reduced along each axis, int32 and float sums, on the first device of the type.
 //
-//   axis_benchmark [gpu|cpu] [log2 values] [runs] [sweep|quick|narrow|csr|csr-sweep|ceiling]
-//                                                                     (default: gpu 28 10)
+//   axis_benchmark [gpu|cpu] [log2 values] [runs]
+//                  [sweep|quick|narrow|strips|csr|csr-sweep|ceiling]  (default: gpu 28 10)
 //
-// With `sweep`, every tuning (SegmentTuning) is timed where it changes the plan, with `quick` or
-// `narrow` a few, else the defaults only. CSV on stdout:
-// type,axis,columns,team,chunk,units,column,launched,batched,plan,min_us,median_us,gbps,stream_us,
-// percent (0 for a tunable: its default). Every int32 result is checked (the matrix holds ones: a
-// row sums to C, a column to R); a wrong one exits 1. Speed is judged on the GPU machine, never in
-// tests.
+// With `sweep`, every tuning (SegmentTuning) is timed where it changes the plan, with `quick`,
+// `narrow` or `strips` (columns of few rows: a column or a strip of columns a work-item) a few,
+// else the defaults only. CSV on stdout:
+// type,axis,columns,team,chunk,units,column,launched,batched,strip,plan,min_us,median_us,gbps,
+// stream_us,percent (0 for a tunable: its default). Every int32 result is checked (the matrix holds
+// ones: a row sums to C, a column to R); a wrong one exits 1. Speed is judged on the GPU machine,
+// never in tests.
 //
 // With `csr` (`csr-sweep`: and a few tunings), ragged CSR segments of up to 2^log2 values in all
 // instead (reduce_segments): lengths uniform in 0 ... 2000, and a heavy tail, 2^(20 u) for u
@@ -131,14 +132,15 @@ bool time_type(const Bench& bench, DataType type, unsigned log2,
                 std::replace(text.begin(), text.end(), ',', ' ');
                 const double best = *std::min_element(span.begin(), span.end());
                 std::printf(
-                    "%s,%d,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%s,%.1f,%.1f,%.0f,%.1f,%.0f\n",
+                    "%s,%d,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%s,%.1f,%.1f,%.0f,%.1f,%.0f\n",
                     name_of(type).c_str(), axis, static_cast<unsigned long long>(shape.extents[1]),
                     static_cast<unsigned long long>(tuning.values_per_team_item),
                     static_cast<unsigned long long>(tuning.values_per_chunk_item),
                     static_cast<unsigned long long>(tuning.work_groups_per_unit),
                     static_cast<unsigned long long>(tuning.values_per_column_item),
                     static_cast<unsigned long long>(tuning.launched_groups_per_unit),
-                    static_cast<unsigned long long>(tuning.batched_tiles), text.c_str(), best,
+                    static_cast<unsigned long long>(tuning.batched_tiles),
+                    static_cast<unsigned long long>(tuning.strip_rows_below), text.c_str(), best,
                     median(span), gigabytes_per_second(values * 4, best), median(read),
                     100 * median(read) / best);
                 std::fflush(stdout);
@@ -311,6 +313,10 @@ std::vector<SegmentTuning> tunings(const std::string& mode) {
         for (const std::uint64_t team : {16, 32}) // a work-item per row of 16 or 32, batched
             all.push_back({team, 0, 0, 0, 0, 0});
     }
+    // strips: a column a work-item (1), and column strips wherever they fit
+    if (mode == "sweep" || mode == "narrow" || mode == "strips")
+        for (const std::uint64_t strip_rows : {std::uint64_t{1}, none})
+            all.push_back({0, 0, 0, 0, 0, 0, strip_rows, 1});
     if (mode != "sweep")
         return all;
     for (const std::uint64_t team : {1, 2, 4, 64})
@@ -344,8 +350,8 @@ int main(int argc, char* argv[]) try {
                 ceiling ? "columns,min_us,median_us,stream_us,percent"
                 : csr   ? "type,lengths,segments,values,team,units,plan,min_us,median_us,gbps,"
                           "stream_us,percent"
-                        : "type,axis,columns,team,chunk,units,column,launched,batched,plan,"
-                          "min_us,median_us,gbps,stream_us,percent");
+                        : "type,axis,columns,team,chunk,units,column,launched,batched,strip,"
+                          "plan,min_us,median_us,gbps,stream_us,percent");
     const Bench bench{context, device, queue, runs};
     if (ceiling) {
         time_hand_rows(bench, log2);

@@ -130,14 +130,14 @@ TEST_CASE("shapes choose the kernel, the team and the split", "[segment_plan]") 
         CHECK(passes[0].tiles_per_group == 8); // (1 << 18) / (132 * 256), a multiple of 4
         CHECK(passes[0].work_groups * passes[0].tiles_per_group >= passes[0].tiles);
         CHECK((passes[0].work_groups - 1) * passes[0].tiles_per_group < passes[0].tiles);
-        CHECK(plan(2, 1 << 27, 0)[0].tiles_per_group == 16);   // (1 << 19) / (132 * 256): 15
+        CHECK(plan(2, 1 << 27, 0)[0].tiles_per_group == 3);    // strips: (1 << 17) / (132 * 256)
         CHECK(plan(1 << 15, 8192, 1)[0].tiles_per_group == 1); // 16384 tiles: one each
     }
     SECTION("narrow rows and columns: a work-item reduces 4 tiles' rows or columns at once") {
         CHECK(plan(1 << 26, 4, 1)[0].batch == 4);
-        CHECK(plan(1 << 25, 8, 1)[0].batch == 1);  // rows of 8: measured slower batched
-        CHECK(plan(1 << 23, 32, 1)[0].batch == 1); // teams of 4 work-items: not a row each
-        const auto columns = plan(2, 1 << 27, 0);
+        CHECK(plan(1 << 25, 8, 1)[0].batch == 1);       // rows of 8: measured slower batched
+        CHECK(plan(1 << 23, 32, 1)[0].batch == 1);      // teams of 4 work-items: not a row each
+        const auto columns = plan(2, (1 << 27) - 2, 0); // no strips: 4 do not divide the width
         CHECK(columns[0].batch == 4);
         CHECK(columns[0].tiles_per_group == 16); // 15 a work-group, but 4 at once
         CHECK(columns[0].work_groups == (1 << 27) / 256 / 16);
@@ -162,12 +162,28 @@ TEST_CASE("shapes choose the kernel, the team and the split", "[segment_plan]") 
         CHECK(passes[1].length == 1024);
         CHECK(passes[1].chunks == 1);
     }
-    SECTION("many columns: each work-item owns one, no split") {
+    SECTION("many columns of few rows: each work-item owns a strip of 4, no split") {
         const auto passes = plan(16, 1 << 24, 0);
         REQUIRE(passes.size() == 1);
         CHECK(passes[0].kernel == SegmentKernel::columns);
+        CHECK(passes[0].strip == 4);
+        CHECK(passes[0].width == 1024);
+        CHECK(passes[0].tiles == (1 << 24) / 1024);
+        CHECK(passes[0].batch == 1);
+        CHECK(plan(1024, 1 << 18, 0)[0].strip == 4);
+    }
+    SECTION("many columns of many rows, or strips that would not be whole: a column each") {
+        const auto passes = plan(2048, 1 << 24, 0); // strips measured up to 1024 rows
+        REQUIRE(passes.size() == 1);
+        CHECK(passes[0].strip == 1);
         CHECK(passes[0].width == 256);
         CHECK(passes[0].tiles == (1 << 24) / 256);
+        CHECK(plan(16, (1 << 24) + 2, 0)[0].strip == 1); // 4 do not divide the width
+        CHECK(plan(16, 1020, 0)[0].strip == 1);          // fewer than a work-group's strips
+        CHECK(plan(16, 131 * 1024, 0)[0].strip == 1);    // fewer tiles than compute units
+        CHECK(plan(16, 132 * 1024, 0)[0].strip == 4);
+        CHECK(plan_axis(axis_layout(Shape{{16, 1 << 24}}, {0}), segment_device(256, 16, true))[0]
+                  .strip == 1); // a CPU: not measured
     }
     SECTION("few columns: the rows split among work-groups, then the partials as rows") {
         const auto passes = plan(1 << 26, 4, 0);

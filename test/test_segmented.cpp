@@ -86,6 +86,9 @@ std::vector<AxisCase> telling_axis_cases() {
     add({7, 13, 17}, {1});
     add({3, 2, 300}, {1}); // columns of 2 rows in blocks, the last tile of each part-full
     add({2, 20011}, {0});
+    add({5, 4100}, {0});    // strips of columns: four rows, then one; the last tile part full
+    add({2, 2048}, {0});    // strips of columns: two rows
+    add({3, 3, 1024}, {1}); // strips of columns in blocks: two rows, then one
     add({7, 13, 17}, {0, 1});
     add({7, 13, 17}, {2, 1});
     add({7, 13, 17}, {0, 1, 2});
@@ -157,6 +160,8 @@ TEST_CASE("every op and type reduces along axes, in work-groups that loop over t
     looping.launched_groups_per_unit = 1;
     looping.batched_tiles =
         4; // narrow rows and columns: the batched kernels (a GPU's, not a CPU's)
+    looping.strip_rows_below = std::uint64_t{1} << 40; // strips of columns wherever they fit,
+    looping.fewest_strip_tiles = 1;                    // whatever the device's compute units
     for (const auto& combination : every_op_and_type()) {
         if (combination.recipe.finish == Finish::last_group ||
             combination.recipe.path != Path::tree)
@@ -216,7 +221,10 @@ TEST_CASE("a user's op and map along axes: each result's values in index order, 
             recipe.op = Op::custom;
             recipe.user = user_case.user;
             recipe.accumulate = DataType::int64;
-            SegmentedReducer reducer(target.queue.context, target.queue.device, recipe);
+            SegmentTuning strips; // strips of columns wherever they fit (a GPU's, not a CPU's)
+            strips.strip_rows_below = std::uint64_t{1} << 40;
+            strips.fewest_strip_tiles = 1;
+            SegmentedReducer reducer(target.queue.context, target.queue.device, recipe, strips);
             auto every_case = telling_axis_cases();
             for (auto& apart : apart_axis_cases())
                 every_case.push_back(std::move(apart));
@@ -390,6 +398,45 @@ TEST_CASE("the enqueued form writes into the caller's buffer at an index and cha
         CHECK_THROWS_AS(reducer.enqueue_reduce_axes(queue.queue, input, 1, shape, {1}, results, 0),
                         Error);
     }
+}
+
+TEST_CASE("strips of columns read and write values that are not aligned one at a time",
+          "[segmented]") {
+    // The strips' vector loads and stores need the input's first value and the first result
+    // at a multiple of the strip; elsewhere each value is read and written alone.
+    Recipe sum, argmax;
+    argmax.type = DataType::float32;
+    argmax.op = Op::argmax;
+    SegmentTuning strips;
+    strips.strip_rows_below = std::uint64_t{1} << 40;
+    strips.fewest_strip_tiles = 1;
+    const Shape shape{{5, 2052}};
+    for (auto& target : devices_under_test())
+        for (const auto& recipe : {sum, argmax}) {
+            const auto& queue = target.queue;
+            SegmentedReducer reducer(queue.context, queue.device, recipe, strips);
+            INFO("device '" << target.report.name << "', " << name_of(recipe.op) << ", plan "
+                            << describe(reducer.plan(axis_layout(shape, {0}))));
+            const auto values = random_values(recipe.type, recipe.op, shape.values() + 3, 4);
+            const ValuesView all(values);
+            const auto input = upload(queue, values);
+            const auto size = reducer.accumulator_size();
+            const cl::Buffer results(queue.context, CL_MEM_READ_WRITE, (2052 + 3) * size);
+            for (const std::uint64_t first : {0, 1, 3})
+                for (const std::uint64_t index : {0, 2}) {
+                    INFO("first value " << first << ", first result " << index);
+                    reducer.enqueue_reduce_axes(queue.queue, input, first, shape, {0}, results,
+                                                index);
+                    std::vector<unsigned char> bytes(2052 * size);
+                    queue.queue.enqueueReadBuffer(results, CL_TRUE, index * size, bytes.size(),
+                                                  bytes.data());
+                    SegmentedResult found;
+                    reducer.append_results(found, bytes.data(), 2052);
+                    require_matches(found,
+                                    host_reduce_axes(recipe.op, all.part(first, shape.values()),
+                                                     axis_layout(shape, {0})));
+                }
+        }
 }
 
 namespace {

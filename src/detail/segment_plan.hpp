@@ -13,7 +13,8 @@
 
 namespace clreduce {
 
-/// The two kernels of segmented.cl (each with its batched twin, SegmentPass::batch).
+/// The two kernels of segmented.cl (each with its batched twin, SegmentPass::batch, and the
+/// columns' with its strips, SegmentPass::strip).
 enum class SegmentKernel {
     rows,    // reduce_segments: each segment's values side by side
     columns, // reduce_columns: a segment's values `inner` apart
@@ -31,6 +32,7 @@ struct SegmentPass {
     std::uint64_t tiles = 0;   // what a work-group of one tile each would do
     std::uint32_t tiles_per_group = 1; // >1: a work-group loops over several
     std::uint32_t batch = 1; // >1: the batched kernel, a work-item reduces that many tiles at once
+    std::uint32_t strip = 1; // >1: reduce_column_strips, a work-item owns that many columns
     std::uint64_t work_groups = 0; // tiles / tiles_per_group
     std::size_t work_group_size = 1;
     std::uint64_t outputs() const;
@@ -44,6 +46,8 @@ struct SegmentTuning {
     std::uint64_t values_per_column_item = 0;   // a split column: at least this many per work-item
     std::uint64_t launched_groups_per_unit = 0; // a launch's work-groups per unit at most
     std::uint64_t batched_tiles = 0;            // 1: narrow rows and columns a tile at a time
+    std::uint64_t strip_rows_below = 0;         // columns of fewer rows: column strips (1: never)
+    std::uint64_t fewest_strip_tiles = 0;       // strips only where they make this many tiles
 };
 
 /// What the device allows and aims for.
@@ -56,6 +60,8 @@ struct SegmentDevice {
     std::uint64_t launched_work_groups = 1; // more tiles than this: work-groups loop over tiles
     std::uint64_t whole_rows_from = 0;      // this many rows or more: a work-item each (0: never)
     std::uint32_t batched_tiles = 1;        // narrow rows and columns: 1, or the batched kernels
+    std::uint64_t strip_rows_below = 1;     // columns of fewer rows: column strips (1: never)
+    std::uint64_t fewest_strip_tiles = 1;   // strips only where they make this many tiles
     /// How many of a row's values each work-item of its team reads, of `segments` rows.
     std::uint64_t team_values(std::uint64_t length, std::uint64_t segments) const;
 };
