@@ -222,3 +222,41 @@ kernel void reduce_columns_batched(global const input_t* in, ulong first, ulong 
                 out[first_out + result[b]] = value[b];
     }
 }
+
+#if defined(REDUCE_CONTIGUOUS)
+// reduce_columns for CPUs, whose driver runs a work-group's work-items one after another on
+// one core: a work-item per column would stride through memory a row at a time. Here work-item
+// t of the launch reduces a strip of `width` neighbouring columns over one chunk of the rows:
+// strip t % strips (strips = columns / width, rounded up) of chunk t / strips % chunks of block
+// t / strips / chunks. Each row's strip is one contiguous run, which the compiler vectorises and
+// the core's prefetcher follows, reduced into the strip's results where they go, which stay in
+// the core's cache: out[first_out + (block * chunks + chunk) * columns + k] for column k, a row
+// of partials per chunk, which a second launch reduces as columns. The same arguments as
+// reduce_columns, and `blocks`; no local memory.
+kernel void reduce_column_strips(global const input_t* in, ulong first, ulong index_base,
+                                 ulong rows, ulong columns, ulong blocks, uint width, ulong chunks,
+                                 ulong tiles, uint tiles_per_group, global accum_t* out,
+                                 ulong first_out) {
+    const ulong strips = columns / width + (columns % width != 0);
+    ulong tile, last;
+    group_tiles(tiles, tiles_per_group, &tile, &last);
+    for (; tile < last; ++tile) {
+        const ulong task = tile * get_local_size(0) + get_local_id(0);
+        const ulong strip = task % strips;
+        const ulong chunk = task / strips % chunks;
+        const ulong block = task / strips / chunks;
+        if (block >= blocks)
+            continue;
+        const ulong column = strip * width;
+        const ulong count = min((ulong)width, columns - column);
+        const ulong base = first + block * rows * columns + column;
+        global accum_t* result = out + first_out + (block * chunks + chunk) * columns + column;
+        for (ulong k = 0; k < count; ++k)
+            result[k] = identity();
+        const ulong to = chunk_begin(rows, chunks, chunk + 1);
+        for (ulong r = chunk_begin(rows, chunks, chunk); r < to; ++r)
+            for (ulong k = 0; k < count; ++k)
+                result[k] = op(result[k], map(load(in, base + r * columns + k), index_base + r));
+    }
+}
+#endif

@@ -7,10 +7,10 @@
 //
 // With `sweep`, every tuning (SegmentTuning) is timed where it changes the plan, with `quick` or
 // `narrow` a few, else the defaults only. CSV on stdout:
-// type,axis,columns,team,chunk,units,column,launched,batched,plan,min_us,median_us,gbps,stream_us,
-// percent (0 for a tunable: its default). Every int32 result is checked (the matrix holds ones: a
-// row sums to C, a column to R); a wrong one exits 1. Speed is judged on the GPU machine, never in
-// tests.
+// type,axis,columns,team,chunk,units,column,launched,batched,contiguous,strip,plan,min_us,median_us,
+// gbps,stream_us,percent (0 for a tunable: its default). Every int32 result is checked (the matrix
+// holds ones: a row sums to C, a column to R); a wrong one exits 1. Speed is judged on the GPU
+// machine, never in tests.
 //
 // With `csr` (`csr-sweep`: and a few tunings), ragged CSR segments of up to 2^log2 values in all
 // instead (reduce_segments): lengths uniform in 0 ... 2000, and a heavy tail, 2^(20 u) for u
@@ -130,17 +130,20 @@ bool time_type(const Bench& bench, DataType type, unsigned log2,
                 std::replace(text.begin(), text.end(), '\n', ';');
                 std::replace(text.begin(), text.end(), ',', ' ');
                 const double best = *std::min_element(span.begin(), span.end());
-                std::printf(
-                    "%s,%d,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%s,%.1f,%.1f,%.0f,%.1f,%.0f\n",
-                    name_of(type).c_str(), axis, static_cast<unsigned long long>(shape.extents[1]),
-                    static_cast<unsigned long long>(tuning.values_per_team_item),
-                    static_cast<unsigned long long>(tuning.values_per_chunk_item),
-                    static_cast<unsigned long long>(tuning.work_groups_per_unit),
-                    static_cast<unsigned long long>(tuning.values_per_column_item),
-                    static_cast<unsigned long long>(tuning.launched_groups_per_unit),
-                    static_cast<unsigned long long>(tuning.batched_tiles), text.c_str(), best,
-                    median(span), gigabytes_per_second(values * 4, best), median(read),
-                    100 * median(read) / best);
+                std::printf("%s,%d,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%s,%.1f,%.1f,%.0f,%"
+                            ".1f,%.0f\n",
+                            name_of(type).c_str(), axis,
+                            static_cast<unsigned long long>(shape.extents[1]),
+                            static_cast<unsigned long long>(tuning.values_per_team_item),
+                            static_cast<unsigned long long>(tuning.values_per_chunk_item),
+                            static_cast<unsigned long long>(tuning.work_groups_per_unit),
+                            static_cast<unsigned long long>(tuning.values_per_column_item),
+                            static_cast<unsigned long long>(tuning.launched_groups_per_unit),
+                            static_cast<unsigned long long>(tuning.batched_tiles),
+                            static_cast<unsigned long long>(tuning.contiguous_items),
+                            static_cast<unsigned long long>(tuning.column_strip), text.c_str(),
+                            best, median(span), gigabytes_per_second(values * 4, best),
+                            median(read), 100 * median(read) / best);
                 std::fflush(stdout);
             }
     }
@@ -303,13 +306,20 @@ std::vector<SegmentTuning> tunings(const std::string& mode) {
         for (const std::uint64_t launched : {std::uint64_t{1}, std::uint64_t{16}, none})
             all.push_back({0, 0, 0, 0, launched});
         all.push_back({none, 0, 0, 0, 0});
+        all.push_back({0, 0, 0, 0, 0, 0, 1}); // a CPU planned as a GPU: no contiguous runs
+        for (const std::uint64_t strip : {256, 1024, 16384})
+            all.push_back({0, 0, 0, 0, 0, 0, 0, strip});
+        all.push_back({0, 0, 0, 0, 0, 0, 64}); // contiguous runs in wider work-groups
+        all.push_back({0, 0, 16, 0, 0});       // more work-groups, shorter runs
     }
     // narrow: the tunings of narrow rows and columns
     if (mode == "sweep" || mode == "narrow") {
-        for (const std::uint64_t batched : {1, 4}) // a tile at a time; the batched kernels
-            all.push_back({0, 0, 0, 0, 0, batched});
-        for (const std::uint64_t team : {16, 32}) // a work-item per row of 16 or 32, batched
-            all.push_back({team, 0, 0, 0, 0, 0});
+        // A tile at a time; the batched kernels; a work-item per row of 16 or 32, batched:
+        // GPUs' plans, also on a CPU (no contiguous runs).
+        for (const std::uint64_t batched : {1, 4})
+            all.push_back({0, 0, 0, 0, 0, batched, 1});
+        for (const std::uint64_t team : {16, 32})
+            all.push_back({team, 0, 0, 0, 0, 0, 1});
     }
     if (mode != "sweep")
         return all;
@@ -340,12 +350,13 @@ int main(int argc, char* argv[]) try {
     const cl::Context context(device);
     const cl::CommandQueue queue(context, device, CL_QUEUE_PROFILING_ENABLE);
     const bool ceiling = mode == "ceiling";
-    std::printf("# %s\n%s\n", device.getInfo<CL_DEVICE_NAME>().c_str(),
-                ceiling ? "columns,min_us,median_us,stream_us,percent"
-                : csr   ? "type,lengths,segments,values,team,units,plan,min_us,median_us,gbps,"
-                          "stream_us,percent"
-                        : "type,axis,columns,team,chunk,units,column,launched,batched,plan,"
-                          "min_us,median_us,gbps,stream_us,percent");
+    std::printf(
+        "# %s\n%s\n", device.getInfo<CL_DEVICE_NAME>().c_str(),
+        ceiling ? "columns,min_us,median_us,stream_us,percent"
+        : csr   ? "type,lengths,segments,values,team,units,plan,min_us,median_us,gbps,"
+                  "stream_us,percent"
+              : "type,axis,columns,team,chunk,units,column,launched,batched,contiguous,strip,plan,"
+                "min_us,median_us,gbps,stream_us,percent");
     const Bench bench{context, device, queue, runs};
     if (ceiling) {
         time_hand_rows(bench, log2);
