@@ -113,9 +113,8 @@ SegmentPass columns_pass(const AxisLayout& layout, const SegmentDevice& device) 
     return pass;
 }
 
-/// CPUs: the widest strip of columns a work-item of reduce_column_strips reduces, and the
-/// narrowest, where a pass is not split (partials).
-constexpr std::uint64_t widest_column_strip = 4096;
+/// CPUs: the narrowest strip of columns a work-item of reduce_column_strips reduces where a
+/// pass is not split (partials).
 constexpr std::uint64_t narrowest_column_strip = 16;
 /// A split column strip's chunk holds at least this many rows: its partials a fraction of them.
 constexpr std::uint64_t rows_per_strip_chunk = 64;
@@ -160,9 +159,11 @@ SegmentPass column_strips_pass(const AxisLayout& layout, const SegmentDevice& de
     pass.length = layout.length;
     pass.columns = layout.inner;
     const auto items = device.target_work_groups * device.contiguous_work_group_size;
-    const auto widest = may_split ? widest_column_strip
-                                  : std::clamp(divide_up(layout.blocks * layout.inner, items),
-                                               narrowest_column_strip, widest_column_strip);
+    const auto widest = may_split
+                            ? device.column_strip
+                            : std::clamp(divide_up(layout.blocks * layout.inner, items),
+                                         std::min(narrowest_column_strip, device.column_strip),
+                                         device.column_strip);
     const auto strips = divide_up(layout.inner, widest);
     pass.width = static_cast<std::uint32_t>(divide_up(layout.inner, strips)); // as even as can be
     split_runs(pass, layout.blocks * strips, may_split ? layout.length / rows_per_strip_chunk : 1,
@@ -240,6 +241,7 @@ SegmentDevice segment_device(std::size_t work_group_size, std::uint64_t compute_
         device.contiguous_work_group_size =
             std::min(work_group_size, static_cast<std::size_t>(contiguous));
         device.contiguous_rows_below = compute_units * work_group_size * 2;
+        device.column_strip = or_default(tuning.column_strip, device.column_strip);
     }
     return device;
 }
