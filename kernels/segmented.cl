@@ -14,11 +14,13 @@
 //                     values; narrow matrices put several rows in one work-group's reads.
 //   ..._batched       the two where a work-item reduces a whole narrow row or column a tile:
 //                     several tiles at once.
+//   reduce_column_strips  CPUs only (REDUCE_CONTIGUOUS): columns, a work-item per strip of
+//                     them, each row's strip one contiguous run.
 //
-// Both work in tiles, each what a work-group reads at once; a launch holds no more work-groups
-// than the device runs well together, each looping over several neighbouring tiles. Both write
-// accumulators; passes over partials are built with the accumulator as input_t and map as a
-// conversion, as reduce.cl's are.
+// All work in tiles, each what a work-group reads at once (a column strip's: a strip and chunk
+// per work-item); a launch holds no more work-groups than the device runs well together, each
+// looping over several neighbouring tiles. All write accumulators; passes over partials are built
+// with the accumulator as input_t and map as a conversion, as reduce.cl's are.
 
 // The values of one work-item's share, [from, to) with `step` between them, mapped and
 // reduced; index i of the share is at in[base + i * stride], and map sees it as
