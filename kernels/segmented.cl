@@ -14,7 +14,7 @@
 //                     values; narrow matrices put several rows in one work-group's reads.
 //   ..._batched       the two where a work-item reduces a whole narrow row or column a tile:
 //                     several tiles at once.
-//   reduce_column_strips  CPUs only (REDUCE_CONTIGUOUS): columns, a work-item per strip of
+//   reduce_column_runs  CPUs only (REDUCE_CONTIGUOUS): columns, a work-item per strip of
 //                     them, each row's strip one contiguous run.
 //
 // All work in tiles, each what a work-group reads at once (a column strip's: a strip and chunk
@@ -235,10 +235,9 @@ kernel void reduce_columns_batched(global const input_t* in, ulong first, ulong 
 // the core's cache: out[first_out + (block * chunks + chunk) * columns + k] for column k, a row
 // of partials per chunk, which a second launch reduces as columns. The same arguments as
 // reduce_columns, and `blocks`; no local memory.
-kernel void reduce_column_strips(global const input_t* in, ulong first, ulong index_base,
-                                 ulong rows, ulong columns, ulong blocks, uint width, ulong chunks,
-                                 ulong tiles, uint tiles_per_group, global accum_t* out,
-                                 ulong first_out) {
+kernel void reduce_column_runs(global const input_t* in, ulong first, ulong index_base, ulong rows,
+                               ulong columns, ulong blocks, uint width, ulong chunks, ulong tiles,
+                               uint tiles_per_group, global accum_t* out, ulong first_out) {
     const ulong strips = columns / width + (columns % width != 0);
     ulong tile, last;
     group_tiles(tiles, tiles_per_group, &tile, &last);

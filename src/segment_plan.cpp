@@ -113,11 +113,11 @@ SegmentPass columns_pass(const AxisLayout& layout, const SegmentDevice& device) 
     return pass;
 }
 
-/// CPUs: the narrowest strip of columns a work-item of reduce_column_strips reduces where a
+/// CPUs: the narrowest strip of columns a work-item of reduce_column_runs reduces where a
 /// pass is not split (partials).
-constexpr std::uint64_t narrowest_column_strip = 16;
+constexpr std::uint64_t narrowest_column_run = 16;
 /// A split column strip's chunk holds at least this many rows: its partials a fraction of them.
-constexpr std::uint64_t rows_per_strip_chunk = 64;
+constexpr std::uint64_t rows_per_run_chunk = 64;
 
 /// CPUs: splits each of the pass's `pieces` (rows, or strips of columns) in up to `most`
 /// chunks where they are too few for the work-items of the device's target work-groups, and
@@ -151,22 +151,21 @@ SegmentPass contiguous_rows_pass(std::uint64_t segments, std::uint64_t length,
 /// PoCL). A split's strips are as wide as can be, the longest runs; its partials, `chunks`
 /// rows of every column, are reduced by a second pass (not split) in strips narrow enough
 /// for every work-item to have one.
-SegmentPass column_strips_pass(const AxisLayout& layout, const SegmentDevice& device,
-                               bool may_split) {
+SegmentPass column_runs_pass(const AxisLayout& layout, const SegmentDevice& device,
+                             bool may_split) {
     SegmentPass pass;
-    pass.kernel = SegmentKernel::column_strips;
+    pass.kernel = SegmentKernel::column_runs;
     pass.blocks = layout.blocks;
     pass.length = layout.length;
     pass.columns = layout.inner;
     const auto items = device.target_work_groups * device.contiguous_work_group_size;
-    const auto widest = may_split
-                            ? device.column_strip
-                            : std::clamp(divide_up(layout.blocks * layout.inner, items),
-                                         std::min(narrowest_column_strip, device.column_strip),
-                                         device.column_strip);
+    const auto widest = may_split ? device.column_run
+                                  : std::clamp(divide_up(layout.blocks * layout.inner, items),
+                                               std::min(narrowest_column_run, device.column_run),
+                                               device.column_run);
     const auto strips = divide_up(layout.inner, widest);
     pass.width = static_cast<std::uint32_t>(divide_up(layout.inner, strips)); // as even as can be
-    split_runs(pass, layout.blocks * strips, may_split ? layout.length / rows_per_strip_chunk : 1,
+    split_runs(pass, layout.blocks * strips, may_split ? layout.length / rows_per_run_chunk : 1,
                device);
     return pass;
 }
@@ -175,7 +174,7 @@ SegmentPass column_strips_pass(const AxisLayout& layout, const SegmentDevice& de
 SegmentPass first_axis_pass(const AxisLayout& layout, const SegmentDevice& device) {
     const bool contiguous = device.contiguous_work_group_size != 0;
     if (layout.inner > 1)
-        return contiguous ? column_strips_pass(layout, device, true) : columns_pass(layout, device);
+        return contiguous ? column_runs_pass(layout, device, true) : columns_pass(layout, device);
     if (contiguous && layout.blocks < device.contiguous_rows_below)
         return contiguous_rows_pass(layout.blocks, layout.length, device);
     return rows_pass(layout.blocks, layout.length, device, true);
@@ -191,7 +190,7 @@ constexpr std::uint32_t kernel_batch = 4;
 /// times as long, columns of 4 to 32 rows 1.04 to 1.12 times, so they stay a tile at a time.
 /// Each work-group then loops over a multiple of the batch's tiles.
 void batch_narrow(SegmentPass& pass, const SegmentDevice& device) {
-    if (pass.kernel == SegmentKernel::column_strips)
+    if (pass.kernel == SegmentKernel::column_runs)
         return;
     const bool rows = pass.kernel == SegmentKernel::rows;
     const bool one_each = rows ? pass.width == 1 : pass.width == pass.work_group_size;
@@ -241,7 +240,7 @@ SegmentDevice segment_device(std::size_t work_group_size, std::uint64_t compute_
         device.contiguous_work_group_size =
             std::min(work_group_size, static_cast<std::size_t>(contiguous));
         device.contiguous_rows_below = compute_units * work_group_size * 2;
-        device.column_strip = or_default(tuning.column_strip, device.column_strip);
+        device.column_run = or_default(tuning.column_run, device.column_run);
     }
     return device;
 }
@@ -354,8 +353,8 @@ std::string name_of(SegmentKernel kernel) {
         return "rows";
     case SegmentKernel::columns:
         return "columns";
-    case SegmentKernel::column_strips:
-        return "column strips";
+    case SegmentKernel::column_runs:
+        return "column runs";
     }
     return "";
 }
@@ -372,8 +371,8 @@ std::vector<SegmentPass> plan_axis(const AxisLayout& layout, const SegmentDevice
     if (first.chunks == 1)
         return {first};
     auto second =
-        first.kernel == SegmentKernel::column_strips
-            ? column_strips_pass({first.blocks, first.chunks, first.columns, {}}, device, false)
+        first.kernel == SegmentKernel::column_runs
+            ? column_runs_pass({first.blocks, first.chunks, first.columns, {}}, device, false)
             : rows_pass(layout.results(), first.chunks, device, false);
     batch_narrow(second, device);
     return {first, second};

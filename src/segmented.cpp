@@ -66,7 +66,7 @@ SegmentedReducer::SegmentedReducer(const cl::Context& context, const cl::Device&
                        program_kernel(device_, program, "reduce_segments_batched"),
                        program_kernel(device_, program, "reduce_columns_batched"),
                        policy_->contiguous_runs
-                           ? program_kernel(device_, program, "reduce_column_strips")
+                           ? program_kernel(device_, program, "reduce_column_runs")
                            : cl::Kernel()};
     };
     values_kernels_ =
@@ -127,9 +127,9 @@ void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const Segment
     auto& kernels = in.partials ? partials_kernels_ : values_kernels_;
     const auto scratch = cl::Local(pass.work_group_size * accumulator_size());
     const bool rows = pass.kernel == SegmentKernel::rows;
-    const bool strips = pass.kernel == SegmentKernel::column_strips;
+    const bool runs = pass.kernel == SegmentKernel::column_runs;
     const bool batched = pass.batch > 1;
-    cl::Kernel kernel = strips ? kernels.column_strips
+    cl::Kernel kernel = runs   ? kernels.column_runs
                         : rows ? (batched ? kernels.rows_batched : kernels.rows)
                                : (batched ? kernels.columns_batched : kernels.columns);
     // Where the kernels read, the shape each reads, then the arguments all take: how the
@@ -140,12 +140,12 @@ void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const Segment
     cl_uint shared = rows ? set_args(kernel, shape, offsets ? *offsets : out,
                                      cl_ulong{offsets ? 0 : pass.length}, cl_ulong{pass.blocks})
                           : set_args(kernel, shape, cl_ulong{pass.length}, cl_ulong{pass.columns});
-    if (strips)
+    if (runs)
         shared = set_args(kernel, shared, cl_ulong{pass.blocks});
     const cl_uint local =
         set_args(kernel, shared, cl_uint{pass.width}, cl_ulong{pass.chunks}, cl_ulong{pass.tiles},
                  cl_uint{pass.tiles_per_group}, out, cl_ulong{first_out});
-    if (!strips)
+    if (!runs)
         set_args(kernel, local, scratch);
     queue.enqueueNDRangeKernel(
         kernel, cl::NullRange, cl::NDRange(pass.work_groups * pass.work_group_size),

@@ -7,7 +7,7 @@
 //
 // With `sweep`, every tuning (SegmentTuning) is timed where it changes the plan, with `quick` or
 // `narrow` a few, else the defaults only. CSV on stdout:
-// type,axis,columns,team,chunk,units,column,launched,batched,contiguous,strip,plan,min_us,median_us,
+// type,axis,columns,team,chunk,units,column,launched,batched,contiguous,run,plan,min_us,median_us,
 // gbps,stream_us,percent (0 for a tunable: its default). Every int32 result is checked (the matrix
 // holds ones: a row sums to C, a column to R); a wrong one exits 1. Speed is judged on the GPU
 // machine, never in tests.
@@ -141,9 +141,9 @@ bool time_type(const Bench& bench, DataType type, unsigned log2,
                             static_cast<unsigned long long>(tuning.launched_groups_per_unit),
                             static_cast<unsigned long long>(tuning.batched_tiles),
                             static_cast<unsigned long long>(tuning.contiguous_items),
-                            static_cast<unsigned long long>(tuning.column_strip), text.c_str(),
-                            best, median(span), gigabytes_per_second(values * 4, best),
-                            median(read), 100 * median(read) / best);
+                            static_cast<unsigned long long>(tuning.column_run), text.c_str(), best,
+                            median(span), gigabytes_per_second(values * 4, best), median(read),
+                            100 * median(read) / best);
                 std::fflush(stdout);
             }
     }
@@ -355,8 +355,8 @@ int main(int argc, char* argv[]) try {
         ceiling ? "columns,min_us,median_us,stream_us,percent"
         : csr   ? "type,lengths,segments,values,team,units,plan,min_us,median_us,gbps,"
                   "stream_us,percent"
-              : "type,axis,columns,team,chunk,units,column,launched,batched,contiguous,strip,plan,"
-                "min_us,median_us,gbps,stream_us,percent");
+                : "type,axis,columns,team,chunk,units,column,launched,batched,contiguous,run,plan,"
+                  "min_us,median_us,gbps,stream_us,percent");
     const Bench bench{context, device, queue, runs};
     if (ceiling) {
         time_hand_rows(bench, log2);

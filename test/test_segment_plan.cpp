@@ -214,17 +214,17 @@ TEST_CASE("on a CPU, each work-item reads contiguous runs: chunks of long rows, 
     SECTION("columns in strips of at most 4096, evened, split in chunks of 64 rows or more") {
         const auto passes = plan_axis(axis_layout(Shape{{8192, 5000}}, {0}), cpu);
         REQUIRE(passes.size() == 2);
-        CHECK(passes[0].kernel == SegmentKernel::column_strips);
+        CHECK(passes[0].kernel == SegmentKernel::column_runs);
         CHECK(passes[0].width == 2500);
         CHECK(passes[0].chunks == 8192 / 64);
         CHECK(passes[0].work_group_size == 16);
         CHECK(passes[0].outputs() == 128 * 5000);
         // The partials, 128 rows of every column, in strips narrow enough for every work-item.
-        CHECK(passes[1].kernel == SegmentKernel::column_strips);
+        CHECK(passes[1].kernel == SegmentKernel::column_runs);
         CHECK(passes[1].length == 128);
         CHECK(passes[1].chunks == 1);
         CHECK(passes[1].width == 16);
-        CHECK(describe(passes).find("column strips: 1 x 8192 rows of 5000 columns, 2500 columns "
+        CHECK(describe(passes).find("column runs: 1 x 8192 rows of 5000 columns, 2500 columns "
                                     "per work-item, 128 chunks") == 0);
     }
     SECTION("planned as a GPU: no contiguous runs") {

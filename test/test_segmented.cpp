@@ -155,11 +155,11 @@ TEST_CASE("every op and type reduces along axes, in work-groups that loop over t
           "[segmented]") {
     SegmentTuning looping; // a launch of one work-group per compute unit: most loop
     looping.launched_groups_per_unit = 1;
-    looping.batched_tiles = 4;      // narrow rows and columns: the batched kernels
-    looping.contiguous_items = 1;   // the GPUs' plans, on a CPU too
-    SegmentTuning strips = looping; // a CPU's contiguous runs: uneven strips split, looping
-    strips.contiguous_items = 0;
-    strips.column_strip = 7;
+    looping.batched_tiles = 4;    // narrow rows and columns: the batched kernels
+    looping.contiguous_items = 1; // the GPUs' plans, on a CPU too
+    SegmentTuning runs = looping; // a CPU's contiguous runs: uneven strips split, looping
+    runs.contiguous_items = 0;
+    runs.column_run = 7;
     for (const auto& combination : every_op_and_type()) {
         if (combination.recipe.finish == Finish::last_group ||
             combination.recipe.path != Path::tree)
@@ -179,11 +179,9 @@ TEST_CASE("every op and type reduces along axes, in work-groups that loop over t
                      << axes.front());
                 check_axes(looping_reducer, *combination.target, combination.recipe, shape, axes);
             }
-            SegmentedReducer strips_reducer(queue.context, queue.device, combination.recipe,
-                                            strips);
-            check_axes(strips_reducer, *combination.target, combination.recipe, {{3, 500, 40}},
-                       {1});
-            check_axes(strips_reducer, *combination.target, combination.recipe, {{2, 30011}}, {1});
+            SegmentedReducer runs_reducer(queue.context, queue.device, combination.recipe, runs);
+            check_axes(runs_reducer, *combination.target, combination.recipe, {{3, 500, 40}}, {1});
+            check_axes(runs_reducer, *combination.target, combination.recipe, {{2, 30011}}, {1});
             if (info(combination.recipe.op).indexed)
                 continue; // NumPy's argmin and argmax take one axis
             for (const auto& [shape, axes] : apart_axis_cases()) {

@@ -15,9 +15,9 @@ namespace clreduce {
 
 /// The kernels of segmented.cl (rows and columns each with its batched twin, SegmentPass::batch).
 enum class SegmentKernel {
-    rows,          // reduce_segments: each segment's values side by side
-    columns,       // reduce_columns: a segment's values `inner` apart
-    column_strips, // reduce_column_strips (CPUs): as columns, a strip of them per work-item
+    rows,        // reduce_segments: each segment's values side by side
+    columns,     // reduce_columns: a segment's values `inner` apart
+    column_runs, // reduce_column_runs (CPUs): as columns, a strip of them per work-item
 };
 std::string name_of(SegmentKernel kernel);
 
@@ -47,7 +47,7 @@ struct SegmentTuning {
     std::uint64_t launched_groups_per_unit = 0; // a launch's work-groups per unit at most
     std::uint64_t batched_tiles = 0;            // 1: narrow rows and columns a tile at a time
     std::uint64_t contiguous_items = 0; // CPUs: a work-group's runs (1: none, the GPUs' plans)
-    std::uint64_t column_strip = 0;     // CPUs: the most columns a work-item reduces
+    std::uint64_t column_run = 0;       // CPUs: the most columns a work-item reduces
 };
 
 /// What the device allows and aims for.
@@ -65,7 +65,7 @@ struct SegmentDevice {
     std::size_t contiguous_work_group_size = 0;
     std::uint64_t contiguous_rows_below = 0;
     std::uint64_t values_per_run = 4096; // a contiguous run is split no shorter
-    std::uint64_t column_strip = 4096;   // the most columns a work-item reduces in runs
+    std::uint64_t column_run = 4096;     // the most columns a work-item reduces in runs
     /// How many of a row's values each work-item of its team reads, of `segments` rows.
     std::uint64_t team_values(std::uint64_t length, std::uint64_t segments) const;
 };
