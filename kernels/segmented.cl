@@ -14,13 +14,15 @@
 //                     values; narrow matrices put several rows in one work-group's reads.
 //   ..._batched       the two where a work-item reduces a whole narrow row or column a tile:
 //                     several tiles at once.
-//   reduce_column_strips  few rows of many columns: each work-item owns a strip of
+//   reduce_column_strips  few rows of many columns on GPUs: each work-item owns a strip of
 //                     SEGMENT_STRIP neighbouring columns, a row's strip one vector load.
+//   reduce_column_runs  CPUs only (REDUCE_CONTIGUOUS): columns, a work-item per strip of
+//                     them, each row's strip one contiguous run.
 //
-// Both work in tiles, each what a work-group reads at once; a launch holds no more work-groups
-// than the device runs well together, each looping over several neighbouring tiles. Both write
-// accumulators; passes over partials are built with the accumulator as input_t and map as a
-// conversion, as reduce.cl's are.
+// All work in tiles, each what a work-group reads at once (a column strip's: a strip and chunk
+// per work-item); a launch holds no more work-groups than the device runs well together, each
+// looping over several neighbouring tiles. All write accumulators; passes over partials are built
+// with the accumulator as input_t and map as a conversion, as reduce.cl's are.
 
 // The values of one work-item's share, [from, to) with `step` between them, mapped and
 // reduced; index i of the share is at in[base + i * stride], and map sees it as
@@ -319,3 +321,40 @@ kernel void reduce_column_strips(global const input_t* in, ulong first, ulong in
         }
     }
 }
+
+#if defined(REDUCE_CONTIGUOUS)
+// reduce_columns for CPUs, whose driver runs a work-group's work-items one after another on
+// one core: a work-item per column would stride through memory a row at a time. Here work-item
+// t of the launch reduces a strip of `width` neighbouring columns over one chunk of the rows:
+// strip t % strips (strips = columns / width, rounded up) of chunk t / strips % chunks of block
+// t / strips / chunks. Each row's strip is one contiguous run, which the compiler vectorises and
+// the core's prefetcher follows, reduced into the strip's results where they go, which stay in
+// the core's cache: out[first_out + (block * chunks + chunk) * columns + k] for column k, a row
+// of partials per chunk, which a second launch reduces as columns. The same arguments as
+// reduce_columns, and `blocks`; no local memory.
+kernel void reduce_column_runs(global const input_t* in, ulong first, ulong index_base, ulong rows,
+                               ulong columns, ulong blocks, uint width, ulong chunks, ulong tiles,
+                               uint tiles_per_group, global accum_t* out, ulong first_out) {
+    const ulong strips = columns / width + (columns % width != 0);
+    ulong tile, last;
+    group_tiles(tiles, tiles_per_group, &tile, &last);
+    for (; tile < last; ++tile) {
+        const ulong task = tile * get_local_size(0) + get_local_id(0);
+        const ulong strip = task % strips;
+        const ulong chunk = task / strips % chunks;
+        const ulong block = task / strips / chunks;
+        if (block >= blocks)
+            continue;
+        const ulong column = strip * width;
+        const ulong count = min((ulong)width, columns - column);
+        const ulong base = first + block * rows * columns + column;
+        global accum_t* result = out + first_out + (block * chunks + chunk) * columns + column;
+        for (ulong k = 0; k < count; ++k)
+            result[k] = identity();
+        const ulong to = chunk_begin(rows, chunks, chunk + 1);
+        for (ulong r = chunk_begin(rows, chunks, chunk); r < to; ++r)
+            for (ulong k = 0; k < count; ++k)
+                result[k] = op(result[k], map(load(in, base + r * columns + k), index_base + r));
+    }
+}
+#endif

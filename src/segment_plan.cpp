@@ -113,6 +113,73 @@ SegmentPass columns_pass(const AxisLayout& layout, const SegmentDevice& device) 
     return pass;
 }
 
+/// CPUs: the narrowest strip of columns a work-item of reduce_column_runs reduces where a
+/// pass is not split (partials).
+constexpr std::uint64_t narrowest_column_run = 16;
+/// A split column strip's chunk holds at least this many rows: its partials a fraction of them.
+constexpr std::uint64_t rows_per_run_chunk = 64;
+
+/// CPUs: splits each of the pass's `pieces` (rows, or strips of columns) in up to `most`
+/// chunks where they are too few for the work-items of the device's target work-groups, and
+/// gives a work-item each chunk.
+void split_runs(SegmentPass& pass, std::uint64_t pieces, std::uint64_t most,
+                const SegmentDevice& device) {
+    pass.work_group_size = device.contiguous_work_group_size;
+    const auto items = device.target_work_groups * pass.work_group_size;
+    if (pieces < items)
+        pass.chunks = std::min(divide_up(items, pieces), std::max<std::uint64_t>(1, most));
+    spread_tiles(pass, divide_up(pieces * pass.chunks, pass.work_group_size), device);
+}
+
+/// CPUs, whose driver runs a work-group's work-items one after another on one core: each
+/// work-item reads a contiguous run, which the core's prefetcher follows. Rows too few for a
+/// work-item each in wide work-groups on every core: a work-item per row, or per chunk (of at
+/// least values_per_run) of a long row (a team of work-items reading a value 256 apart each,
+/// as on GPUs, read few long rows at 7% to 33% of the stream read on the 16-core PoCL).
+SegmentPass contiguous_rows_pass(std::uint64_t segments, std::uint64_t length,
+                                 const SegmentDevice& device) {
+    SegmentPass pass;
+    pass.kernel = SegmentKernel::rows;
+    pass.blocks = segments;
+    pass.length = length;
+    split_runs(pass, segments, length / device.values_per_run, device);
+    return pass;
+}
+
+/// CPUs: columns in strips, a work-item each over a chunk of the rows, each row's strip a
+/// contiguous run (a work-item per column read 5% to 39% of the stream read on the 16-core
+/// PoCL). A split's strips are as wide as can be, the longest runs; its partials, `chunks`
+/// rows of every column, are reduced by a second pass (not split) in strips narrow enough
+/// for every work-item to have one.
+SegmentPass column_runs_pass(const AxisLayout& layout, const SegmentDevice& device,
+                             bool may_split) {
+    SegmentPass pass;
+    pass.kernel = SegmentKernel::column_runs;
+    pass.blocks = layout.blocks;
+    pass.length = layout.length;
+    pass.columns = layout.inner;
+    const auto items = device.target_work_groups * device.contiguous_work_group_size;
+    const auto widest = may_split ? device.column_run
+                                  : std::clamp(divide_up(layout.blocks * layout.inner, items),
+                                               std::min(narrowest_column_run, device.column_run),
+                                               device.column_run);
+    const auto strips = divide_up(layout.inner, widest);
+    pass.width = static_cast<std::uint32_t>(divide_up(layout.inner, strips)); // as even as can be
+    split_runs(pass, layout.blocks * strips, may_split ? layout.length / rows_per_run_chunk : 1,
+               device);
+    return pass;
+}
+
+/// The first launch along an axis: on CPUs, contiguous runs where they help.
+SegmentPass first_axis_pass(const AxisLayout& layout, const SegmentDevice& device) {
+    const bool contiguous = device.contiguous_work_group_size != 0;
+    if (layout.inner > 1)
+        return contiguous ? column_runs_pass(layout, device, true) : columns_pass(layout, device);
+    if (contiguous && layout.blocks < device.contiguous_rows_below)
+        return contiguous_rows_pass(layout.blocks, layout.length, device);
+    return rows_pass(layout.blocks, layout.length, device, true);
+}
+
 /// segmented.cl's SEGMENT_BATCH: the tiles a batched kernel's work-item reduces at once.
 constexpr std::uint32_t kernel_batch = 4;
 
@@ -123,6 +190,8 @@ constexpr std::uint32_t kernel_batch = 4;
 /// times as long, columns of 4 to 32 rows 1.04 to 1.12 times, so they stay a tile at a time.
 /// Each work-group then loops over a multiple of the batch's tiles.
 void batch_narrow(SegmentPass& pass, const SegmentDevice& device) {
+    if (pass.kernel == SegmentKernel::column_runs)
+        return;
     const bool rows = pass.kernel == SegmentKernel::rows;
     const bool one_each = rows ? pass.width == 1 : pass.width == pass.work_group_size;
     if (device.batched_tiles < 2 || !one_each || pass.chunks != 1 || pass.strip > 1 ||
@@ -195,6 +264,15 @@ SegmentDevice segment_device(std::size_t work_group_size, std::uint64_t compute_
     // columns, 99% of the stream read); with fewer than a work-group a unit, a column a
     // work-item keeps four times as many work-groups (not measured against each other).
     device.fewest_strip_tiles = or_default(tuning.fewest_strip_tiles, compute_units);
+    // A CPU's work-items run one after another: work-groups of a few, each reading contiguous
+    // runs, columns always, rows where there are fewer than two wide work-groups' per core.
+    const auto contiguous = or_default(tuning.contiguous_items, cpu ? 16 : 1);
+    if (contiguous > 1) {
+        device.contiguous_work_group_size =
+            std::min(work_group_size, static_cast<std::size_t>(contiguous));
+        device.contiguous_rows_below = compute_units * work_group_size * 2;
+        device.column_run = or_default(tuning.column_run, device.column_run);
+    }
     return device;
 }
 
@@ -301,7 +379,15 @@ AxisOffsets axis_offsets(const Shape& shape, const std::vector<int>& axes) {
 }
 
 std::string name_of(SegmentKernel kernel) {
-    return kernel == SegmentKernel::rows ? "rows" : "columns";
+    switch (kernel) {
+    case SegmentKernel::rows:
+        return "rows";
+    case SegmentKernel::columns:
+        return "columns";
+    case SegmentKernel::column_runs:
+        return "column runs";
+    }
+    return "";
 }
 
 std::uint64_t SegmentPass::outputs() const {
@@ -311,13 +397,15 @@ std::uint64_t SegmentPass::outputs() const {
 std::vector<SegmentPass> plan_axis(const AxisLayout& layout, const SegmentDevice& device) {
     if (layout.results() == 0)
         return {};
-    auto first = layout.inner == 1 ? rows_pass(layout.blocks, layout.length, device, true)
-                                   : columns_pass(layout, device);
+    auto first = first_axis_pass(layout, device);
     strip_columns(first, device);
     batch_narrow(first, device);
     if (first.chunks == 1)
         return {first};
-    auto second = rows_pass(layout.results(), first.chunks, device, false);
+    auto second =
+        first.kernel == SegmentKernel::column_runs
+            ? column_runs_pass({first.blocks, first.chunks, first.columns, {}}, device, false)
+            : rows_pass(layout.results(), first.chunks, device, false);
     batch_narrow(second, device);
     return {first, second};
 }
@@ -356,7 +444,8 @@ std::string describe(const std::vector<SegmentPass>& passes) {
                  << " work-items each";
         else
             text << pass.blocks << " x " << pass.length << " rows of " << pass.columns
-                 << " columns, " << pass.width << " columns per work-group";
+                 << " columns, " << pass.width << " columns per "
+                 << (pass.kernel == SegmentKernel::columns ? "work-group" : "work-item");
         text << ", " << pass.chunks << (pass.chunks == 1 ? " chunk" : " chunks") << ", "
              << pass.work_groups << " work-groups of " << pass.work_group_size;
         if (pass.tiles_per_group > 1)

@@ -65,7 +65,10 @@ SegmentedReducer::SegmentedReducer(const cl::Context& context, const cl::Device&
                        program_kernel(device_, program, "reduce_columns"),
                        program_kernel(device_, program, "reduce_segments_batched"),
                        program_kernel(device_, program, "reduce_columns_batched"),
-                       program_kernel(device_, program, "reduce_column_strips")};
+                       program_kernel(device_, program, "reduce_column_strips"),
+                       policy_->contiguous_runs
+                           ? program_kernel(device_, program, "reduce_column_runs")
+                           : cl::Kernel()};
     };
     values_kernels_ =
         kernels_of(segmented_source(*policy_, recipe.type, recipe.user, Reads::values),
@@ -126,22 +129,28 @@ void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const Segment
     auto& kernels = in.partials ? partials_kernels_ : values_kernels_;
     const auto scratch = cl::Local(pass.work_group_size * accumulator_size());
     const bool rows = pass.kernel == SegmentKernel::rows;
+    const bool runs = pass.kernel == SegmentKernel::column_runs;
     const bool batched = pass.batch > 1;
-    cl::Kernel kernel = rows             ? (batched ? kernels.rows_batched : kernels.rows)
+    cl::Kernel kernel = runs             ? kernels.column_runs
+                        : rows           ? (batched ? kernels.rows_batched : kernels.rows)
                         : batched        ? kernels.columns_batched
                         : pass.strip > 1 ? kernels.column_strips
                                          : kernels.columns;
-    // Where both kernels read, the shape each reads, then the arguments both take: how the
-    // work is cut, where the results go. Uniform rows still pass a buffer where the offsets go;
-    // the kernel does not read it.
+    // Where the kernels read, the shape each reads, then the arguments all take: how the
+    // work is cut, where the results go; the team kernels' local memory last. Uniform rows
+    // still pass a buffer where the offsets go; the kernel does not read it.
     const cl_uint shape =
         set_args(kernel, 0, in.buffer, cl_ulong{in.first}, cl_ulong{in.index_base});
-    const cl_uint shared =
-        rows ? set_args(kernel, shape, offsets ? *offsets : out,
-                        cl_ulong{offsets ? 0 : pass.length}, cl_ulong{pass.blocks})
-             : set_args(kernel, shape, cl_ulong{pass.length}, cl_ulong{pass.columns});
-    set_args(kernel, shared, cl_uint{pass.width}, cl_ulong{pass.chunks}, cl_ulong{pass.tiles},
-             cl_uint{pass.tiles_per_group}, out, cl_ulong{first_out}, scratch);
+    cl_uint shared = rows ? set_args(kernel, shape, offsets ? *offsets : out,
+                                     cl_ulong{offsets ? 0 : pass.length}, cl_ulong{pass.blocks})
+                          : set_args(kernel, shape, cl_ulong{pass.length}, cl_ulong{pass.columns});
+    if (runs)
+        shared = set_args(kernel, shared, cl_ulong{pass.blocks});
+    const cl_uint local =
+        set_args(kernel, shared, cl_uint{pass.width}, cl_ulong{pass.chunks}, cl_ulong{pass.tiles},
+                 cl_uint{pass.tiles_per_group}, out, cl_ulong{first_out});
+    if (!runs)
+        set_args(kernel, local, scratch);
     queue.enqueueNDRangeKernel(
         kernel, cl::NullRange, cl::NDRange(pass.work_groups * pass.work_group_size),
         cl::NDRange(pass.work_group_size), wait.empty() ? nullptr : &wait, &event);

@@ -8,10 +8,10 @@
 // With `sweep`, every tuning (SegmentTuning) is timed where it changes the plan, with `quick`,
 // `narrow` or `strips` (columns of few rows: a column or a strip of columns a work-item) a few,
 // else the defaults only. CSV on stdout:
-// type,axis,columns,team,chunk,units,column,launched,batched,strip,plan,min_us,median_us,gbps,
-// stream_us,percent (0 for a tunable: its default). Every int32 result is checked (the matrix holds
-// ones: a row sums to C, a column to R); a wrong one exits 1. Speed is judged on the GPU machine,
-// never in tests.
+// type,axis,columns,team,chunk,units,column,launched,batched,strip,contiguous,run,plan,min_us,
+// median_us,gbps,stream_us,percent (0 for a tunable: its default). Every int32 result is checked
+// (the matrix holds ones: a row sums to C, a column to R); a wrong one exits 1. Speed is judged on
+// the GPU machine, never in tests.
 //
 // With `csr` (`csr-sweep`: and a few tunings), ragged CSR segments of up to 2^log2 values in all
 // instead (reduce_segments): lengths uniform in 0 ... 2000, and a heavy tail, 2^(20 u) for u
@@ -131,18 +131,21 @@ bool time_type(const Bench& bench, DataType type, unsigned log2,
                 std::replace(text.begin(), text.end(), '\n', ';');
                 std::replace(text.begin(), text.end(), ',', ' ');
                 const double best = *std::min_element(span.begin(), span.end());
-                std::printf(
-                    "%s,%d,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%s,%.1f,%.1f,%.0f,%.1f,%.0f\n",
-                    name_of(type).c_str(), axis, static_cast<unsigned long long>(shape.extents[1]),
-                    static_cast<unsigned long long>(tuning.values_per_team_item),
-                    static_cast<unsigned long long>(tuning.values_per_chunk_item),
-                    static_cast<unsigned long long>(tuning.work_groups_per_unit),
-                    static_cast<unsigned long long>(tuning.values_per_column_item),
-                    static_cast<unsigned long long>(tuning.launched_groups_per_unit),
-                    static_cast<unsigned long long>(tuning.batched_tiles),
-                    static_cast<unsigned long long>(tuning.strip_rows_below), text.c_str(), best,
-                    median(span), gigabytes_per_second(values * 4, best), median(read),
-                    100 * median(read) / best);
+                std::printf("%s,%d,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%s,%.1f,%.1f,"
+                            "%.0f,%.1f,%.0f\n",
+                            name_of(type).c_str(), axis,
+                            static_cast<unsigned long long>(shape.extents[1]),
+                            static_cast<unsigned long long>(tuning.values_per_team_item),
+                            static_cast<unsigned long long>(tuning.values_per_chunk_item),
+                            static_cast<unsigned long long>(tuning.work_groups_per_unit),
+                            static_cast<unsigned long long>(tuning.values_per_column_item),
+                            static_cast<unsigned long long>(tuning.launched_groups_per_unit),
+                            static_cast<unsigned long long>(tuning.batched_tiles),
+                            static_cast<unsigned long long>(tuning.strip_rows_below),
+                            static_cast<unsigned long long>(tuning.contiguous_items),
+                            static_cast<unsigned long long>(tuning.column_run), text.c_str(), best,
+                            median(span), gigabytes_per_second(values * 4, best), median(read),
+                            100 * median(read) / best);
                 std::fflush(stdout);
             }
     }
@@ -296,6 +299,13 @@ std::vector<SegmentTuning> csr_tunings(const std::string& mode) {
     return all;
 }
 
+/// A GPU's plans, whatever the device (a CPU's contiguous runs off).
+SegmentTuning gpu_plan() {
+    SegmentTuning tuning;
+    tuning.contiguous_items = 1;
+    return tuning;
+}
+
 /// The defaults, then, for a sweep, each tunable varied alone; `quick` (for slow devices)
 /// varies only the work-groups a launch holds and tries one work-item per row.
 std::vector<SegmentTuning> tunings(const std::string& mode) {
@@ -305,18 +315,39 @@ std::vector<SegmentTuning> tunings(const std::string& mode) {
         for (const std::uint64_t launched : {std::uint64_t{1}, std::uint64_t{16}, none})
             all.push_back({0, 0, 0, 0, launched});
         all.push_back({none, 0, 0, 0, 0});
+        all.push_back(gpu_plan()); // a CPU planned as a GPU: no contiguous runs
+        for (const std::uint64_t run : {256, 1024, 16384}) {
+            SegmentTuning runs;
+            runs.column_run = run;
+            all.push_back(runs);
+        }
+        SegmentTuning wider; // contiguous runs in wider work-groups
+        wider.contiguous_items = 64;
+        all.push_back(wider);
+        all.push_back({0, 0, 16, 0, 0}); // more work-groups, shorter runs
     }
-    // narrow: the tunings of narrow rows and columns
+    // narrow: the tunings of narrow rows and columns: a tile at a time; the batched kernels; a
+    // work-item per row of 16 or 32, batched; GPUs' plans, also on a CPU.
     if (mode == "sweep" || mode == "narrow") {
-        for (const std::uint64_t batched : {1, 4}) // a tile at a time; the batched kernels
-            all.push_back({0, 0, 0, 0, 0, batched});
-        for (const std::uint64_t team : {16, 32}) // a work-item per row of 16 or 32, batched
-            all.push_back({team, 0, 0, 0, 0, 0});
+        for (const std::uint64_t batched : {1, 4}) {
+            auto tuning = gpu_plan();
+            tuning.batched_tiles = batched;
+            all.push_back(tuning);
+        }
+        for (const std::uint64_t team : {16, 32}) {
+            auto tuning = gpu_plan();
+            tuning.values_per_team_item = team;
+            all.push_back(tuning);
+        }
     }
     // strips: a column a work-item (1), and column strips wherever they fit
     if (mode == "sweep" || mode == "narrow" || mode == "strips")
-        for (const std::uint64_t strip_rows : {std::uint64_t{1}, none})
-            all.push_back({0, 0, 0, 0, 0, 0, strip_rows, 1});
+        for (const std::uint64_t strip_rows : {std::uint64_t{1}, none}) {
+            auto tuning = gpu_plan();
+            tuning.strip_rows_below = strip_rows;
+            tuning.fewest_strip_tiles = 1;
+            all.push_back(tuning);
+        }
     if (mode != "sweep")
         return all;
     for (const std::uint64_t team : {1, 2, 4, 64})
@@ -351,7 +382,7 @@ int main(int argc, char* argv[]) try {
                 : csr   ? "type,lengths,segments,values,team,units,plan,min_us,median_us,gbps,"
                           "stream_us,percent"
                         : "type,axis,columns,team,chunk,units,column,launched,batched,strip,"
-                          "plan,min_us,median_us,gbps,stream_us,percent");
+                          "contiguous,run,plan,min_us,median_us,gbps,stream_us,percent");
     const Bench bench{context, device, queue, runs};
     if (ceiling) {
         time_hand_rows(bench, log2);

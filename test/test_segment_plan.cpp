@@ -205,10 +205,52 @@ TEST_CASE("on a CPU, a work-item reads a whole row where there are rows for ever
         return plan_axis(axis_layout(Shape{{rows, columns}}, {1}), cpu);
     };
     CHECK(plan(1 << 22, 16)[0].width == 1);
-    CHECK(plan(2048, 1 << 15)[0].width == 1); // 16 cores x 128 rows
-    CHECK(plan(1024, 1 << 16)[0].width == 256);
+    CHECK(plan(1 << 22, 16)[0].work_group_size == 256);
+    // Fewer than two work-groups of 256 rows per core: work-groups of 16.
+    CHECK(plan(2048, 1 << 15)[0].width == 1);
+    CHECK(plan(2048, 1 << 15)[0].work_group_size == 16);
     CHECK(plan_axis(axis_layout(Shape{{1 << 22, 16}}, {1}), gpu())[0].width == 2);
     CHECK(cpu.launched_work_groups == 16 * 4);
+}
+
+TEST_CASE("on a CPU, each work-item reads contiguous runs: chunks of long rows, strips of columns",
+          "[segment_plan]") {
+    const auto cpu = segment_device(256, 16, true);
+    SECTION("few long rows: a work-item per chunk of at least 4096 values") {
+        const auto passes = plan_axis(axis_layout(Shape{{4, 1 << 20}}, {1}), cpu);
+        REQUIRE(passes.size() == 2);
+        CHECK(passes[0].width == 1);
+        CHECK(passes[0].work_group_size == 16);
+        CHECK(passes[0].chunks == 256); // 16 cores x 4 work-groups x 16 work-items
+        CHECK(passes[0].work_groups == 64);
+        CHECK(passes[1].blocks == 4);
+        CHECK(passes[1].length == 256);
+        CHECK(plan_axis(axis_layout(Shape{{4, 1 << 13}}, {1}), cpu)[0].chunks == 2);
+    }
+    SECTION("columns in strips of at most 4096, evened, split in chunks of 64 rows or more") {
+        const auto passes = plan_axis(axis_layout(Shape{{8192, 5000}}, {0}), cpu);
+        REQUIRE(passes.size() == 2);
+        CHECK(passes[0].kernel == SegmentKernel::column_runs);
+        CHECK(passes[0].width == 2500);
+        CHECK(passes[0].chunks == 8192 / 64);
+        CHECK(passes[0].work_group_size == 16);
+        CHECK(passes[0].outputs() == 128 * 5000);
+        // The partials, 128 rows of every column, in strips narrow enough for every work-item.
+        CHECK(passes[1].kernel == SegmentKernel::column_runs);
+        CHECK(passes[1].length == 128);
+        CHECK(passes[1].chunks == 1);
+        CHECK(passes[1].width == 16);
+        CHECK(describe(passes).find("column runs: 1 x 8192 rows of 5000 columns, 2500 columns "
+                                    "per work-item, 128 chunks") == 0);
+    }
+    SECTION("planned as a GPU: no contiguous runs") {
+        SegmentTuning tuning;
+        tuning.contiguous_items = 1;
+        const auto passes =
+            plan_axis(axis_layout(Shape{{8192, 5000}}, {0}), segment_device(256, 16, true, tuning));
+        CHECK(passes[0].kernel == SegmentKernel::columns);
+        CHECK(passes[0].work_group_size == 256);
+    }
 }
 
 TEST_CASE("CSR segments take teams sized for their mean length", "[segment_plan]") {

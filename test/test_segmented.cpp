@@ -158,10 +158,13 @@ TEST_CASE("every op and type reduces along axes, in work-groups that loop over t
           "[segmented]") {
     SegmentTuning looping; // a launch of one work-group per compute unit: most loop
     looping.launched_groups_per_unit = 1;
-    looping.batched_tiles =
-        4; // narrow rows and columns: the batched kernels (a GPU's, not a CPU's)
+    looping.batched_tiles = 4; // narrow rows and columns: the batched kernels (a GPU's)
     looping.strip_rows_below = std::uint64_t{1} << 40; // strips of columns wherever they fit,
     looping.fewest_strip_tiles = 1;                    // whatever the device's compute units
+    looping.contiguous_items = 1;                      // the GPUs' plans, on a CPU too
+    SegmentTuning runs = looping; // a CPU's contiguous runs: uneven strips split, looping
+    runs.contiguous_items = 0;
+    runs.column_run = 7;
     for (const auto& combination : every_op_and_type()) {
         if (combination.recipe.finish == Finish::last_group ||
             combination.recipe.path != Path::tree)
@@ -181,6 +184,9 @@ TEST_CASE("every op and type reduces along axes, in work-groups that loop over t
                      << axes.front());
                 check_axes(looping_reducer, *combination.target, combination.recipe, shape, axes);
             }
+            SegmentedReducer runs_reducer(queue.context, queue.device, combination.recipe, runs);
+            check_axes(runs_reducer, *combination.target, combination.recipe, {{3, 500, 40}}, {1});
+            check_axes(runs_reducer, *combination.target, combination.recipe, {{2, 30011}}, {1});
             if (info(combination.recipe.op).indexed)
                 continue; // NumPy's argmin and argmax take one axis
             for (const auto& [shape, axes] : apart_axis_cases()) {
@@ -224,6 +230,7 @@ TEST_CASE("a user's op and map along axes: each result's values in index order, 
             SegmentTuning strips; // strips of columns wherever they fit (a GPU's, not a CPU's)
             strips.strip_rows_below = std::uint64_t{1} << 40;
             strips.fewest_strip_tiles = 1;
+            strips.contiguous_items = 1; // a CPU planned as a GPU
             SegmentedReducer reducer(target.queue.context, target.queue.device, recipe, strips);
             auto every_case = telling_axis_cases();
             for (auto& apart : apart_axis_cases())
@@ -410,6 +417,7 @@ TEST_CASE("strips of columns read and write values that are not aligned one at a
     SegmentTuning strips;
     strips.strip_rows_below = std::uint64_t{1} << 40;
     strips.fewest_strip_tiles = 1;
+    strips.contiguous_items = 1; // a CPU planned as a GPU
     const Shape shape{{5, 2052}};
     for (auto& target : devices_under_test())
         for (const auto& recipe : {sum, argmax}) {

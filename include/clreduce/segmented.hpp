@@ -190,6 +190,7 @@ private:
         cl::Kernel rows_batched; // narrow rows and columns, several tiles at once
         cl::Kernel columns_batched;
         cl::Kernel column_strips; // few rows of many columns, a strip of columns a work-item
+        cl::Kernel column_runs;   // CPUs only (REDUCE_CONTIGUOUS)
     };
     Kernels values_kernels_;   // read the input's values
     Kernels partials_kernels_; // read partials (accumulators)

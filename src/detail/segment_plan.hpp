@@ -13,11 +13,12 @@
 
 namespace clreduce {
 
-/// The two kernels of segmented.cl (each with its batched twin, SegmentPass::batch, and the
-/// columns' with its strips, SegmentPass::strip).
+/// The kernels of segmented.cl (rows and columns each with its batched twin, SegmentPass::batch,
+/// the columns' with its strips on GPUs, SegmentPass::strip).
 enum class SegmentKernel {
-    rows,    // reduce_segments: each segment's values side by side
-    columns, // reduce_columns: a segment's values `inner` apart
+    rows,        // reduce_segments: each segment's values side by side
+    columns,     // reduce_columns: a segment's values `inner` apart
+    column_runs, // reduce_column_runs (CPUs): as columns, a strip of them per work-item
 };
 std::string name_of(SegmentKernel kernel);
 
@@ -27,7 +28,8 @@ struct SegmentPass {
     std::uint64_t blocks = 1;  // columns: blocks; rows: segments
     std::uint64_t length = 0;  // rows: each segment's values (CSR: their mean); columns: rows
     std::uint64_t columns = 1; // columns only
-    std::uint32_t width = 1;   // work-items that share a segment, or columns per work-group
+    std::uint32_t width = 1;   // work-items that share a segment; columns per work-group (strips:
+                               // per work-item)
     std::uint64_t chunks = 1;  // launches' pieces per segment; >1: partials, a second pass
     std::uint64_t tiles = 0;   // what a work-group of one tile each would do
     std::uint32_t tiles_per_group = 1; // >1: a work-group loops over several
@@ -48,6 +50,8 @@ struct SegmentTuning {
     std::uint64_t batched_tiles = 0;            // 1: narrow rows and columns a tile at a time
     std::uint64_t strip_rows_below = 0;         // columns of fewer rows: column strips (1: never)
     std::uint64_t fewest_strip_tiles = 0;       // strips only where they make this many tiles
+    std::uint64_t contiguous_items = 0; // CPUs: a work-group's runs (1: none, the GPUs' plans)
+    std::uint64_t column_run = 0;       // CPUs: the most columns a work-item reduces
 };
 
 /// What the device allows and aims for.
@@ -62,6 +66,12 @@ struct SegmentDevice {
     std::uint32_t batched_tiles = 1;        // narrow rows and columns: 1, or the batched kernels
     std::uint64_t strip_rows_below = 1;     // columns of fewer rows: column strips (1: never)
     std::uint64_t fewest_strip_tiles = 1;   // strips only where they make this many tiles
+    // CPUs: work-groups of this many work-items, each reading contiguous runs, for columns and
+    // for fewer rows than contiguous_rows_below (0: never).
+    std::size_t contiguous_work_group_size = 0;
+    std::uint64_t contiguous_rows_below = 0;
+    std::uint64_t values_per_run = 4096; // a contiguous run is split no shorter
+    std::uint64_t column_run = 4096;     // the most columns a work-item reduces in runs
     /// How many of a row's values each work-item of its team reads, of `segments` rows.
     std::uint64_t team_values(std::uint64_t length, std::uint64_t segments) const;
 };
