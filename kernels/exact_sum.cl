@@ -17,11 +17,11 @@
 //
 // Speed: turning a value into digits costs some 20 instructions and three atomics. Most
 // values never get there: each work-item first adds its values to short floating-point
-// expansions (three double4, kept in registers) with TwoSum, which is exact; only what an
-// expansion cannot hold spills into the digits (ExBLAS's design). Each lane of the double4
-// is an expansion of its own, so four values go in side by side. At the end the work-items
-// fold their expansions into one, exactly, and only that one spills: digits added by every
-// work-item land on the same few limbs, where atomics wait for each other.
+// expansions (three double4 or double2, kept in registers) with TwoSum, which is exact; only
+// what an expansion cannot hold spills into the digits (ExBLAS's design). Each lane of the
+// vector is an expansion of its own, so four or two values go in side by side. At the end the
+// work-items fold their expansions into one, exactly, and only that one spills: digits added by
+// every work-item land on the same few limbs, where atomics wait for each other.
 //
 // Build options: -D VALUE=float|double|half|ushort (the input's type), -D LIMBS=<limbs>,
 // -D LOWEST_BIT=<-149|-1074>, -D VALUE_IS_FLOAT for float input (also for float16, with
@@ -79,6 +79,26 @@
 #define LOADED4 double4
 #endif
 
+// The lanes of a work-item's expansions, and its loads in flight: what ran fastest on the H100.
+// Float sums keep two lanes (double2), whose registers let four loads stay in flight within
+// the 64 registers a work-item that 4 work-groups of 256 an SM leave (364 us against 378 at
+// 2^28 values); doubles four lanes and four loads; float16 and bfloat16, not measured so,
+// four lanes and two loads (docs/exact-sums.md).
+#if defined(VALUE_IS_FLOAT) && !defined(VALUE_IS_HALF) && !defined(VALUE_IS_BFLOAT16)
+#define LANES 2
+#define LOADS_IN_FLIGHT 4
+#elif defined(VALUE_IS_FLOAT)
+#define LANES 4
+#define LOADS_IN_FLIGHT 2
+#else
+#define LANES 4
+#define LOADS_IN_FLIGHT 4
+#endif
+#define PASTE(a, b) a##b
+#define LANES_OF_(type, lanes) PASTE(type, lanes)
+#define LANES_OF(type) LANES_OF_(type, LANES) // vstore2 or vstore4
+typedef LANES_OF(double) doubleN;             // an entry of the expansions: double2 or double4
+
 /// Four values as doubles, exactly. Every float but a subnormal converts exactly; a vector
 /// with a subnormal is decoded from its bits instead, so that a device that flushes float
 /// subnormals to zero (as some GPUs' float units do) still adds them.
@@ -131,10 +151,10 @@ inline long4 finite(double4 x) {
 }
 
 /// Spills each nonzero lane of x into the digits.
-void spill_lanes(local long* digits, double4 x) {
-    double lanes[4];
-    vstore4(x, 0, lanes);
-    for (int lane = 0; lane < 4; ++lane)
+void spill_lanes(local long* digits, doubleN x) {
+    double lanes[LANES];
+    LANES_OF(vstore)(x, 0, lanes);
+    for (int lane = 0; lane < LANES; ++lane)
         if (lanes[lane] != 0)
             spill(digits, lanes[lane]);
 }
@@ -142,17 +162,17 @@ void spill_lanes(local long* digits, double4 x) {
 /// Adds x to one entry of the expansions with TwoSum: the entry keeps the rounded sum, and
 /// the exact rounding error is returned. Where the sum would overflow, the digits take x as it
 /// is instead.
-inline double4 two_sum(double4* entry, double4 x, local long* digits) {
-    const double4 sum = *entry + x;
-    const double4 virtual_x = sum - *entry;
-    const double4 error = (*entry - (sum - virtual_x)) + (x - virtual_x);
+inline doubleN two_sum(doubleN* entry, doubleN x, local long* digits) {
+    const doubleN sum = *entry + x;
+    const doubleN virtual_x = sum - *entry;
+    const doubleN error = (*entry - (sum - virtual_x)) + (x - virtual_x);
 #ifdef VALUE_IS_FLOAT
     // No sum of floats overflows a double (2^64 of the largest float are 2^192), so neither
     // does an entry or its error: no guard.
     *entry = sum;
     return error;
 #else
-    const long4 exact = finite(error);
+    const long4 exact = finite(error); // four lanes for doubles
     if (!all(exact))
         spill_lanes(digits, select(x, (double4)0, exact));
     *entry = select(*entry, sum, exact);
@@ -164,7 +184,7 @@ inline double4 two_sum(double4* entry, double4 x, local long* digits) {
 /// four TwoSum chains run side by side. Each entry carries its rounding error on to the next,
 /// usually none: most values cost one TwoSum. What the last entry cannot take spills into the
 /// digits. Written out, not as a loop, so that the entries stay in registers.
-inline void deposit(double4 x, double4* expansion, local long* digits) {
+inline void deposit(doubleN x, doubleN* expansion, local long* digits) {
     x = two_sum(&expansion[0], x, digits);
     if (!any(x != 0))
         return;
@@ -190,11 +210,16 @@ double4 count_specials(double4 x, local long* digits) {
 }
 
 /// Adds four values to a work-item's expansions.
-inline void add_values(LOADED4 values, double4* expansion, local long* digits) {
+inline void add_values(LOADED4 values, doubleN* expansion, local long* digits) {
     double4 x = widen(values);
     if (!all(finite(x)))
         x = count_specials(x, digits);
+#if LANES == 2
+    deposit(x.lo, expansion, digits);
+    deposit(x.hi, expansion, digits);
+#else
     deposit(x, expansion, digits);
+#endif
 }
 
 /// Zeroes the work-group's row.
@@ -205,11 +230,11 @@ void clear(local long* digits) {
 }
 
 /// Adds every work-item's expansions into work-item 0's, exactly (deposit() spills what they
-/// cannot hold), so that only those twelve doubles spill at the end instead of every
+/// cannot hold), so that only those doubles (six or twelve) spill at the end instead of every
 /// work-item's adding to the same few limbs, atomics that then wait for each other. In each step
 /// the last work-items still holding expansions (FOLD_SLOTS at most) hand them over in
 /// `slots` to as many before them.
-void fold(double4* expansion, local long* digits, local double4* slots) {
+void fold(doubleN* expansion, local long* digits, local doubleN* slots) {
     const uint id = get_local_id(0);
     for (uint holding = get_local_size(0); holding > 1;) {
         const uint handing = min(holding / 2, (uint)FOLD_SLOTS);
@@ -227,14 +252,14 @@ void fold(double4* expansion, local long* digits, local double4* slots) {
 }
 
 /// Spills work-item 0's expansions, the work-group's after fold(), into the digits, a double
-/// a work-item: twelve spills side by side rather than one after another.
-void spill_folded(const double4* expansion, local long* digits, local double4* slots) {
+/// a work-item: six or twelve spills side by side rather than one after another.
+void spill_folded(const doubleN* expansion, local long* digits, local doubleN* slots) {
     if (get_local_id(0) == 0)
         for (int k = 0; k < EXPANSION; ++k)
             slots[k] = expansion[k];
     barrier(CLK_LOCAL_MEM_FENCE);
     local const double* folded = (local const double*)slots;
-    for (size_t lane = get_local_id(0); lane < EXPANSION * 4; lane += get_local_size(0))
+    for (size_t lane = get_local_id(0); lane < EXPANSION * LANES; lane += get_local_size(0))
         if (folded[lane] != 0)
             spill(digits, folded[lane]);
 }
@@ -272,12 +297,12 @@ void add_row_into(local const long* digits, global long* sum) {
 kernel void exact_partials(global const VALUE* input, ulong first, ulong length, global long* sum,
                            global long* next_sum) {
     local long digits[ROW_WIDTH];
-    local double4 slots[FOLD_SLOTS * EXPANSION];
+    local doubleN slots[FOLD_SLOTS * EXPANSION];
     clear(digits);
     if (get_group_id(0) == 0)
         for (size_t entry = get_local_id(0); entry < ROW_WIDTH; entry += get_local_size(0))
             next_sum[entry] = 0;
-    double4 expansion[EXPANSION] = {0};
+    doubleN expansion[EXPANSION] = {0};
     global const VALUE* values = input + first;
     const ulong vectors = length / 4;
 #ifdef CONTIGUOUS
@@ -290,11 +315,9 @@ kernel void exact_partials(global const VALUE* input, ulong first, ulong length,
     const ulong end = vectors;
     const ulong step = get_global_size(0);
 #endif
-    // Loads in flight before any is added: the adds wait on memory less. Doubles keep four in
-    // flight, floats two: on the H100, four loads took 3 % off the double sum at 2^28 values
-    // and made the float sum 13 % slower, whose registers they crowd (docs/exact-sums.md).
+    // Loads in flight before any is added (LOADS_IN_FLIGHT): the adds wait on memory less.
     ulong i = start;
-#ifndef VALUE_IS_FLOAT
+#if LOADS_IN_FLIGHT == 4
     for (; EXACT_IN_RUN(i + 3 * step, end); i += 4 * step) {
         const LOADED4 a = LOAD4(i, values);
         const LOADED4 b = LOAD4(i + step, values);
