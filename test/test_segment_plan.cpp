@@ -147,9 +147,11 @@ TEST_CASE("shapes choose the kernel, the team and the split", "[segment_plan]") 
                   .batch == 1); // a CPU: not measured
     }
     SECTION("medium rows: a team of work-items per row, fewer for shorter rows") {
-        const auto passes = plan(1 << 20, 256, 1);
+        const auto passes = plan(1 << 20, 512, 1);
         REQUIRE(passes.size() == 1);
-        CHECK(passes[0].width == 8);
+        CHECK(passes[0].width == 16);
+        CHECK(plan(1 << 20, 256, 1)[0].width == 16); // rows of 256: measured best so
+        CHECK(plan(1 << 21, 128, 1)[0].width == 8);
         CHECK(plan(1 << 22, 64, 1)[0].width == 4);
         CHECK(plan(1 << 15, 8192, 1)[0].width == 128);
     }

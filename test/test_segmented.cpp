@@ -82,6 +82,8 @@ std::vector<AxisCase> telling_axis_cases() {
     add({257, 255}, {0});
     add({257, 255}, {-1});
     add({64, 4099}, {1});
+    add({200, 45}, {1});  // rows in teams of 4 work-items (on a CPU of 2 cores or more too)
+    add({150, 17}, {-1}); // teams of 2, a work-item's share one value longer than its neighbour's
     add({61, 4099}, {0});
     add({7, 13, 17}, {1});
     add({3, 2, 300}, {1}); // columns of 2 rows in blocks, the last tile of each part-full
