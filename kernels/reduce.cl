@@ -270,6 +270,7 @@ accum_t fold_vectors(global const input_t* in, ulong first, ulong start, ulong f
         a = op4(a, read4(in, first_vector + i, first, start));
     return REDUCE_COMBINE_LANES(op, REDUCE_COMBINE_ACCUMULATORS(op4, a, b, c, d));
 }
+
 #else
 
 // argmin's and argmax's first pass. Pairing every value with its 64-bit index and keeping the
