@@ -249,6 +249,16 @@ bool has_builtin(Op op, DataType accumulator) {
     return row.builtin && (row.builtin_for_floating || !info(accumulator).floating());
 }
 
+unsigned loads_per_accumulator(DataType input, DataType accumulator, Op op, Reads reads,
+                               bool mapped) {
+    const auto& in = info(input);
+    if (!combines_before_map(in, reads, mapped) || in.size != 1)
+        return 1;
+    const auto* combined = combined_type(in, info(accumulator), info(op), reads, mapped);
+    const bool product_in_int = op == Op::prod && combined && combined != &in;
+    return op == Op::all || product_in_int ? 2 : 1;
+}
+
 std::string type_options(DataType input, DataType accumulator, Op op, Reads reads, bool mapped) {
     const auto& in = info(input);
     const bool indexed = info(op).indexed;
@@ -265,7 +275,10 @@ std::string type_options(DataType input, DataType accumulator, Op op, Reads read
            " -D REDUCE_VALUEN=" + (pairs ? "accum4_t" : value + per_load) +
            " -D REDUCE_VALUES_PER_LOAD=" + per_load + " -D REDUCE_ACCUM=" + accum +
            " -D REDUCE_ACCUM4=" + accum + "4" +
-           quarter_options(in, info(accumulator), op, reads, mapped);
+           quarter_options(in, info(accumulator), op, reads, mapped) +
+           (loads_per_accumulator(input, accumulator, op, reads, mapped) == 2
+                ? " -D REDUCE_LOADS_PER_ACCUMULATOR=2"
+                : "");
 }
 
 std::string op_definitions(Op op, Path path, DataType input, DataType accumulator,

@@ -29,13 +29,19 @@ bool mutates(const std::string& mutant, DataType type) {
     return mutant != "drop-quarter" || info(type).values_per_load() > 4;
 }
 
+/// How many loads each of the fold's four accumulators takes an iteration of the first pass.
+std::uint64_t loads_per_turn(const Reducer& reducer) {
+    return loads_per_accumulator(reducer.type(), reducer.accumulator(), reducer.op());
+}
+
 /// Long enough that every work-item of the first pass fills all four accumulators' lanes,
 /// with a tail of three values.
 std::uint64_t telling_length(const Reducer& reducer) {
     const auto& shape = reducer.shape();
     const std::uint64_t most_items = std::uint64_t{shape.max_work_groups} * shape.work_group_size;
-    const std::uint64_t four_loads = 4 * info(reducer.type()).values_per_load();
-    return std::max<std::uint64_t>(std::uint64_t{1} << 20, four_loads * most_items) + 3;
+    const std::uint64_t iteration =
+        4 * loads_per_turn(reducer) * info(reducer.type()).values_per_load();
+    return std::max<std::uint64_t>(std::uint64_t{1} << 20, iteration * most_items) + 3;
 }
 
 /// Where a lost value hides the extreme of a min or max: the last tail value, the first
@@ -44,7 +50,8 @@ std::uint64_t telling_length(const Reducer& reducer) {
 std::vector<std::uint64_t> hiding_places(const Reducer& reducer, std::uint64_t length) {
     const auto first = reducer.plan(length).front();
     const std::uint64_t items = std::uint64_t{first.work_groups} * first.work_group_size;
-    const std::uint64_t fourth = 3 * info(reducer.type()).values_per_load();
+    const std::uint64_t fourth =
+        3 * loads_per_turn(reducer) * info(reducer.type()).values_per_load();
     if (fourth == 12)
         return {length - 1, 3, 12, 12 * items};
     return {length - 1, 3, 12, fourth, fourth * items};

@@ -4,6 +4,7 @@
 #include "catch_compat.hpp"
 #include "clreduce/errors.hpp"
 #include "detail/measure.hpp"
+#include "detail/plan.hpp"
 #include "detail/reference.hpp"
 #include "device_targets.hpp"
 
@@ -88,10 +89,34 @@ TEST_CASE("every op reduces every type like the host reference, on every path an
     }
 }
 
+namespace {
+
+/// Where a deciding byte goes in an input of `length` bytes: each of the first 40 places, then
+/// one in 241; past 2^12, a byte in each of the first 8 vectors of 16 that a work-item of the
+/// first pass reads (the runs of all four accumulators, whose turns may take two loads:
+/// loads_per_accumulator()), in the contiguous (CPU) and the strided (GPU) layout, and the last.
+std::vector<std::uint64_t> deciding_places(const Reducer& reducer, std::uint64_t length) {
+    std::vector<std::uint64_t> places;
+    if (length < 4096) {
+        for (std::uint64_t place = 0; place < length; place += place < 40 ? 1 : 241)
+            places.push_back(place);
+        return places;
+    }
+    const auto first = reducer.plan(length).front();
+    const std::uint64_t items = std::uint64_t{first.work_groups} * first.work_group_size;
+    for (std::uint64_t vector = 0; vector < 8; ++vector)
+        places.insert(places.end(), {16 * vector + vector, 16 * vector * items + 15});
+    places.push_back(length - 1);
+    return places;
+}
+
+} // namespace
+
 TEST_CASE("any and all of bytes find the one value that decides them, wherever a load has it",
           "[device][ops]") {
     // Bytes are tested a 32-bit word at a time (REDUCE_TEST_BYTES): the deciding byte in each
-    // place of a load of 16, in the head and the tail, and with its top bit alone set.
+    // place of a load of 16, in the head and the tail, in each accumulator's loads, and with
+    // its top bit alone set.
     for (const auto& combination : every_op_and_type()) {
         const auto& recipe = combination.recipe;
         const bool any = recipe.op == Op::any;
@@ -102,25 +127,31 @@ TEST_CASE("any and all of bytes find the one value that decides them, wherever a
             const auto& target = *combination.target;
             const auto reducer = make_reducer(target, recipe);
             REQUIRE(reducer);
-            const std::uint64_t length = 1003;
-            const std::uint8_t deciding = recipe.type == DataType::boolean ? 1 : 0x80;
-            for (std::uint64_t place = 0; place < length; place += place < 40 ? 1 : 241) {
-                // any: zeros but one; all: nonzero but one zero.
-                std::vector<std::uint8_t> bytes(length, any ? 0 : deciding);
-                bytes[place] = any ? deciding : 0;
-                const auto values = visit_type(recipe.type, [&](auto zero) -> HostValues {
-                    std::vector<decltype(zero)> typed(length);
-                    if constexpr (sizeof zero == 1)
-                        std::memcpy(static_cast<void*>(typed.data()), bytes.data(), length);
-                    return typed;
-                });
-                const auto input = upload(target.queue, values);
-                for (const std::uint64_t first : {std::uint64_t{0}, std::uint64_t{3}}) {
-                    const auto count = length - first;
-                    const auto device = reducer->reduce(target.queue.queue, input, first, count);
-                    INFO("place " << place << ", values " << first << " + " << count);
-                    CHECK(result_text(recipe.op, device) ==
-                          ((any == (place >= first)) ? "true" : "false"));
+            const auto& shape = reducer->shape();
+            const std::uint64_t most_items =
+                std::uint64_t{shape.max_work_groups} * shape.work_group_size;
+            for (const std::uint64_t length : {std::uint64_t{1003}, 16 * 8 * most_items + 3}) {
+                const std::uint8_t deciding = recipe.type == DataType::boolean ? 1 : 0x80;
+                for (const auto place : deciding_places(*reducer, length)) {
+                    // any: zeros but one; all: nonzero but one zero.
+                    std::vector<std::uint8_t> bytes(length, any ? 0 : deciding);
+                    bytes[place] = any ? deciding : 0;
+                    const auto values = visit_type(recipe.type, [&](auto zero) -> HostValues {
+                        std::vector<decltype(zero)> typed(length);
+                        if constexpr (sizeof zero == 1)
+                            std::memcpy(static_cast<void*>(typed.data()), bytes.data(), length);
+                        return typed;
+                    });
+                    const auto input = upload(target.queue, values);
+                    for (const std::uint64_t first : {std::uint64_t{0}, std::uint64_t{3}}) {
+                        const auto count = length - first;
+                        const auto device =
+                            reducer->reduce(target.queue.queue, input, first, count);
+                        INFO("length " << length << ", place " << place << ", values " << first
+                                       << " + " << count);
+                        CHECK(result_text(recipe.op, device) ==
+                              ((any == (place >= first)) ? "true" : "false"));
+                    }
                 }
             }
         }

@@ -140,8 +140,10 @@ TEST_CASE(
     const std::string signed_bytes = " -D REDUCE_SUM_BYTES -D REDUCE_SIGNED_BYTES";
     const std::string in_values = " -D REDUCE_COMBINE_VALUES";
     const std::string in_int = " -D REDUCE_COMBINE_VALUES -D REDUCE_COMBINED=int";
+    const std::string eight_loads = " -D REDUCE_LOADS_PER_ACCUMULATOR=2";
+    const std::string bytes_in_int = in_int + eight_loads;
     const std::string any_bytes = " -D REDUCE_TEST_BYTES";
-    const std::string all_bytes = " -D REDUCE_TEST_BYTES -D REDUCE_TEST_ALL";
+    const std::string all_bytes = " -D REDUCE_TEST_BYTES -D REDUCE_TEST_ALL" + eight_loads;
     const Case cases[] = {
         {T::int8, T::int64, Op::sum, values, false, signed_bytes.c_str()},
         {T::int8, T::int32, Op::sum, values, false, signed_bytes.c_str()},
@@ -154,8 +156,8 @@ TEST_CASE(
         {T::uint16, T::uint64, Op::nanmin, values, false, in_values.c_str()},
         {T::int16, T::int64, Op::min, values, true, ""},
         {T::int16, T::int64, Op::prod, values, false, in_int.c_str()},
-        {T::int8, T::int64, Op::prod, values, false, in_int.c_str()},
-        {T::int8, T::uint32, Op::prod, values, false, in_int.c_str()},
+        {T::int8, T::int64, Op::prod, values, false, bytes_in_int.c_str()},
+        {T::int8, T::uint32, Op::prod, values, false, bytes_in_int.c_str()},
         {T::uint8, T::uint64, Op::prod, values, false, ""},
         {T::boolean, T::uint64, Op::prod, values, false, ""},
         {T::int8, T::float32, Op::prod, values, false, ""},

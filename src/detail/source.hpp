@@ -67,6 +67,15 @@ std::string complete_kernel_source(const std::string& kernel_text, Op op, Path p
 std::string type_options(DataType input, DataType accumulator, Op op = Op::sum,
                          Reads reads = Reads::values, bool mapped = false);
 
+/// How many loads each of reduce.cl's four accumulators takes an iteration of its fold
+/// (REDUCE_LOADS_PER_ACCUMULATOR, in type_options()): 2, eight loads of 16 bytes in flight, for
+/// the all of bytes and the product of int8 values multiplied in 32 bits, which ran at 92% and
+/// 84% of the plain stream read on an H100 with 1 and at 96% and 93% with 2; 1 elsewhere, where
+/// 2 measured no faster (1-byte min, max and unsigned products) or was not measured
+/// (docs/ops-and-types.md).
+unsigned loads_per_accumulator(DataType input, DataType accumulator, Op op,
+                               Reads reads = Reads::values, bool mapped = false);
+
 /// Whether a work-group and sub-group built-in computes `op` on `accumulator`.
 bool has_builtin(Op op, DataType accumulator);
 
