@@ -282,45 +282,6 @@ void print_split(std::ostream& out, const std::vector<DeviceShare>& shares,
 
 namespace {
 
-/// One JSON object, its members in the order they are added.
-class JsonObject {
-public:
-    JsonObject& member(const std::string& key, const std::string& json) {
-        text_ += (text_.empty() ? "{" : ", ") + json_string(key) + ": " + json;
-        return *this;
-    }
-    JsonObject& text(const std::string& key, const std::string& value) {
-        return member(key, json_string(value));
-    }
-    JsonObject& count(const std::string& key, std::uint64_t value) {
-        return member(key, std::to_string(value));
-    }
-    JsonObject& flag(const std::string& key, bool value) {
-        return member(key, value ? "true" : "false");
-    }
-    /// A figure; JSON has no NaN or infinity, so a figure that is not finite is null.
-    JsonObject& figure(const std::string& key, double value, int decimals = 3) {
-        return member(key, std::isfinite(value) ? fixed(value, decimals) : "null");
-    }
-    /// A double as the shortest text that reads back as it, null when not finite.
-    JsonObject& precise(const std::string& key, double value) {
-        return member(key, std::isfinite(value) ? to_string(value) : "null");
-    }
-    /// "<key>_min" and "<key>_median" in microseconds, then "<key_gbps>" of the min.
-    JsonObject& timing(const std::string& key, const std::optional<Statistic>& us,
-                       std::uint64_t bytes, const std::string& gbps_key = {}) {
-        figure(key + "_min", us ? us->min : std::nan(""));
-        figure(key + "_median", us ? us->median : std::nan(""));
-        if (!gbps_key.empty())
-            figure(gbps_key, us ? gigabytes_per_second(bytes, us->min) : std::nan(""));
-        return *this;
-    }
-    std::string str() const { return text_.empty() ? "{}" : text_ + "}"; }
-
-private:
-    std::string text_;
-};
-
 /// The passes of the first run, each with its device time over the timed runs.
 std::string json_passes(const Measurement& measurement) {
     std::string list;

@@ -18,6 +18,8 @@
 #include "tool/run.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <ostream>
 
@@ -34,8 +36,23 @@ struct Share {
     Shape part;
     std::vector<int> axes;
     std::uint64_t first_value = 0;
-    std::vector<double> pass_us;
-    std::string plan; // describe() of its launches, for -v
+    std::vector<double> spans_us; // each timed run's, its first launch's start to its last's end
+    std::vector<double> pass_us;  // the fastest run's launches
+    std::string plan;             // describe() of its launches, for -v
+
+    std::uint64_t bytes(DataType type) const { return part.values() * info(type).size; }
+
+    /// Records one timed run's launches: its span and, for the fastest run so far, each
+    /// launch's time. A run without launches (no values) spans nothing.
+    void record(const std::vector<cl::Event>& launched) {
+        const double span = launched.empty() ? 0 : span_us(launched.front(), launched.back());
+        if (spans_us.empty() || span < *std::min_element(spans_us.begin(), spans_us.end())) {
+            pass_us.clear();
+            for (const auto& event : launched)
+                pass_us.push_back(command_us(event));
+        }
+        spans_us.push_back(span);
+    }
 };
 
 /// Along adjacent axes, the blocks split among at most `devices` devices as evenly as can be:
@@ -45,7 +62,7 @@ std::vector<Share> shares_of(const Shape& shape, const std::vector<int>& axes,
                              const std::vector<AxisLayout>& steps,
                              const std::vector<SelectedDevice>& devices) {
     if (steps.size() > 1)
-        return {{&devices.front(), 0, 1, shape, axes, 0, {}, {}}};
+        return {{&devices.front(), 0, 1, shape, axes, 0, {}, {}, {}}};
     const auto& layout = steps.front();
     const auto count =
         std::max<std::uint64_t>(1, std::min<std::uint64_t>(devices.size(), layout.blocks));
@@ -61,20 +78,26 @@ std::vector<Share> shares_of(const Shape& shape, const std::vector<int>& axes,
                           {1},
                           begin * layout.length * layout.inner,
                           {},
+                          {},
                           {}});
     }
     return shares;
 }
 
-/// A share on its device: the reducer, the share's values there (whole, or the staging its
-/// chunks pass through) and its results.
+/// Enqueues one reduction of a share, each launch's event appended to `launched`.
+using Enqueue = std::function<void(std::vector<cl::Event>& launched)>;
+
+/// A share on its device: the reducer, the share's values there (whole, the staging its
+/// chunks pass through, or gathered for --exact), how to enqueue its reduction and its results.
 struct Running {
     DeviceQueue queue;
     std::unique_ptr<SegmentedReducer> reducer;
     cl::Buffer input, results;
     std::unique_ptr<AxisStream> stream;
     std::unique_ptr<ExactSum> exact;
-    std::vector<cl::Event> events;
+    GatheredRuns gathered;
+    Enqueue enqueue;
+    std::vector<unsigned char> bytes; // the last run's results, as the device wrote them
 };
 
 /// The values a --host-input chunk holds: --chunk's, else 64 MiB worth, as the whole
@@ -83,54 +106,98 @@ std::uint64_t chunk_values(const Options& options) {
     return options.chunk != 0 ? options.chunk : (std::uint64_t{64} << 20) / info(options.type).size;
 }
 
-/// Enqueues the share's reduction with its values uploaded whole, then read on the device.
-void enqueue_whole(Running& run, const Share& share, const Options& options, const void* first) {
+/// The share's reduction with its values uploaded whole (now, untimed), then read on the
+/// device.
+Enqueue whole_input(Running& run, const Share& share, const Options& options, const void* first) {
     // OpenCL has no buffer of 0 bytes: an empty share takes one of a value.
-    const auto bytes = share.part.values() * info(options.type).size;
+    const auto bytes = share.bytes(options.type);
     run.input = cl::Buffer(run.queue.context, CL_MEM_READ_ONLY, std::max<std::uint64_t>(1, bytes));
     if (bytes > 0)
         run.queue.queue.enqueueWriteBuffer(run.input, CL_TRUE, 0, bytes, first);
-    for (unsigned repeat = 0; repeat < std::max(1u, options.iterations); ++repeat)
+    return [&run, &share](std::vector<cl::Event>& launched) {
         run.reducer->enqueue_reduce_axes(run.queue.queue, run.input, 0, share.part, share.axes,
-                                         run.results, 0, {}, &run.events);
+                                         run.results, 0, {}, &launched);
+    };
 }
 
-/// --host-input: enqueues the share's reduction streamed from host memory in chunks of
-/// about --chunk values, or read in place on a CPU device (AxisStream).
-void enqueue_streamed(Running& run, const Share& share, const Options& options,
-                      const ValuesView& values) {
+/// --host-input: the share's reduction streamed from host memory in chunks of about
+/// --chunk values, or read in place on a CPU device (AxisStream).
+Enqueue streamed_input(Running& run, const Share& share, const Options& options,
+                       const ValuesView& values) {
     run.stream =
         std::make_unique<AxisStream>(*run.reducer, run.queue.queue, values, chunk_values(options),
                                      reads_in_place(run.reducer->report()));
-    for (unsigned repeat = 0; repeat < std::max(1u, options.iterations); ++repeat) {
-        std::vector<cl::Event> launched;
+    return [&run, &share](std::vector<cl::Event>& launched) {
         run.stream->enqueue_reduce_axes(share.part, share.axes, run.results, 0, &launched);
-        run.events.insert(run.events.end(), launched.begin(), launched.end());
-    }
+    };
 }
 
 /// --exact: each result's exact sum rounded once by ExactSum, the whole array's exact kernels,
-/// one result after another over its values gathered side by side (gather_along_axes()).
+/// one result after another over its values gathered side by side (gather_along_axes(), now).
 /// ExactSum writes the sum's type, float (for float16 and bfloat16 too) or double: the sum's
-/// accumulator.
-void enqueue_exact(Running& run, const Share& share, const Options& options,
+/// accumulator. Its launches' events are each sum's last.
+Enqueue exact_sums(Running& run, const Share& share, const Options& options,
                    const ValuesView& values) {
-    const auto runs = gather_along_axes(values, share.part, share.axes);
+    run.gathered = gather_along_axes(values, share.part, share.axes);
     run.exact = std::make_unique<ExactSum>(run.queue.context, run.queue.device, options.type,
                                            options.work_group_size);
-    for (unsigned repeat = 0; repeat < std::max(1u, options.iterations); ++repeat)
-        run.exact->enqueue_runs(run.queue.queue, runs, run.results, 0, &run.events);
+    return [&run](std::vector<cl::Event>& launched) {
+        run.exact->enqueue_runs(run.queue.queue, run.gathered, run.results, 0, &launched);
+    };
 }
 
-/// Reduces each share on its device (all enqueued before any is read) and gathers the
-/// results in order; each share's launches are timed.
-SegmentedResult reduce_shares(std::vector<Share>& shares, const Options& options,
-                              const Shape& result_shape, const ValuesView& values) {
+/// Each share's results, read once its queue has finished.
+void read_results(std::vector<std::unique_ptr<Running>>& running,
+                  const std::vector<Share>& shares) {
+    for (std::size_t k = 0; k < shares.size(); ++k) {
+        auto& run = *running[k];
+        const auto count = axis_steps(shares[k].part, shares[k].axes).back().results();
+        run.bytes.resize(count * run.reducer->accumulator_size());
+        if (count > 0)
+            run.queue.queue.enqueueReadBuffer(run.results, CL_TRUE, 0, run.bytes.size(),
+                                              run.bytes.data());
+        run.queue.queue.finish();
+    }
+}
+
+/// Reduces every share (all enqueued before any is read) `options.iterations` times, after an
+/// uncounted warm-up unless --cold, each share's launches timed per run; returns each timed
+/// run's time on the host's clock, from the first enqueue to the last share's results read.
+std::vector<double> repeat_shares(std::vector<std::unique_ptr<Running>>& running,
+                                  std::vector<Share>& shares, const Options& options) {
+    std::vector<double> observed_us;
+    repeat({options.iterations, !options.cold}, [&](bool counted) {
+        std::vector<std::vector<cl::Event>> launched(running.size());
+        const auto started = std::chrono::steady_clock::now();
+        for (std::size_t k = 0; k < running.size(); ++k)
+            running[k]->enqueue(launched[k]);
+        read_results(running, shares);
+        const std::chrono::duration<double, std::micro> took =
+            std::chrono::steady_clock::now() - started;
+        if (!counted)
+            return;
+        observed_us.push_back(took.count());
+        for (std::size_t k = 0; k < shares.size(); ++k)
+            shares[k].record(launched[k]);
+    });
+    return observed_us;
+}
+
+/// What the shares gave: the results in order and each timed run's host-observed time.
+struct AxisOutcome {
+    SegmentedResult result;
+    std::vector<double> observed_us;
+};
+
+/// Reduces each share on its device (repeat_shares()) and gathers the last run's results in
+/// order.
+AxisOutcome reduce_shares(std::vector<Share>& shares, const Options& options,
+                          const Shape& result_shape, const ValuesView& values) {
     std::vector<std::unique_ptr<Running>> running;
     const auto size = info(values.type).size;
     for (auto& share : shares) {
         auto& run = *running.emplace_back(
-            new Running{DeviceQueue(share.device->device), {}, {}, {}, {}, {}, {}});
+            new Running{DeviceQueue(share.device->device), {}, {}, {}, {}, {}, {}, {}, {}});
         run.reducer = std::make_unique<SegmentedReducer>(
             run.queue.context, share.device->device,
             recipe_for(options, query_report(share.device->device), Finish::passes));
@@ -143,32 +210,26 @@ SegmentedResult reduce_shares(std::vector<Share>& shares, const Options& options
         if (options.exact) {
             share.plan = "exact: " + std::to_string(steps.back().results()) +
                          " results, one exact sum after another\n";
-            enqueue_exact(run, share, options,
-                          ValuesView(values.type, first, share.part.values(), values.origin));
+            run.enqueue =
+                exact_sums(run, share, options,
+                           ValuesView(values.type, first, share.part.values(), values.origin));
             continue;
         }
         for (const auto& step : steps)
             share.plan += describe(run.reducer->plan(step));
-        if (options.host_input)
-            enqueue_streamed(run, share, options,
-                             ValuesView(values.type, first, share.part.values(), values.origin));
-        else
-            enqueue_whole(run, share, options, first);
+        run.enqueue =
+            options.host_input
+                ? streamed_input(run, share, options,
+                                 ValuesView(values.type, first, share.part.values(), values.origin))
+                : whole_input(run, share, options, first);
     }
-    SegmentedResult whole;
-    whole.shape = result_shape;
-    for (std::size_t k = 0; k < shares.size(); ++k) {
-        auto& run = *running[k];
-        const auto count = axis_steps(shares[k].part, shares[k].axes).back().results();
-        std::vector<unsigned char> bytes(count * run.reducer->accumulator_size());
-        if (count > 0)
-            run.queue.queue.enqueueReadBuffer(run.results, CL_TRUE, 0, bytes.size(), bytes.data());
-        run.queue.queue.finish();
-        run.reducer->append_results(whole, bytes.data(), count);
-        for (const auto& event : run.events)
-            shares[k].pass_us.push_back(command_us(event));
-    }
-    return whole;
+    AxisOutcome outcome;
+    outcome.observed_us = repeat_shares(running, shares, options);
+    outcome.result.shape = result_shape;
+    for (const auto& run : running)
+        run->reducer->append_results(outcome.result, run->bytes.data(),
+                                     run->bytes.size() / run->reducer->accumulator_size());
+    return outcome;
 }
 
 /// --exact sums each result on the device from a gathered copy of its values, so not with
@@ -179,15 +240,29 @@ void refuse_streaming(const Options& options) {
                                        "memory, so not with --host-input");
 }
 
+/// The bytes of every share's values: what each run reads.
+std::uint64_t input_bytes(const std::vector<Share>& shares, DataType type) {
+    std::uint64_t bytes = 0;
+    for (const auto& share : shares)
+        bytes += share.bytes(type);
+    return bytes;
+}
+
 std::string device_name(const Share& share) {
     return share.device->device.getInfo<CL_DEVICE_NAME>() + " (-p " +
            std::to_string(share.device->platform_index) + " -d " +
            std::to_string(share.device->device_index) + ")";
 }
 
+/// Whether the figures are of several timed runs, so each is a min and a median.
+bool repeated(const Options& options) {
+    return options.iterations > 1;
+}
+
 void print_text(std::ostream& out, const Options& options, const std::vector<Share>& shares,
-                const SegmentedResult& result, bool checked) {
-    if (options.verbosity != Verbosity::quiet)
+                const AxisOutcome& outcome, bool checked) {
+    const auto& result = outcome.result;
+    if (options.verbosity != Verbosity::quiet) {
         for (const auto& share : shares) {
             out << "device " << device_name(share) << ", blocks " << share.first_block << " to "
                 << share.first_block + share.blocks << "\n";
@@ -195,9 +270,18 @@ void print_text(std::ostream& out, const Options& options, const std::vector<Sha
                 out << "plan:\n" << share.plan;
             for (std::size_t pass = 0; pass < share.pass_us.size(); ++pass)
                 out << "pass " << pass + 1 << ": " << fixed(share.pass_us[pass]) << " us\n";
+            out << "device span     "
+                << timing_text(summarize(share.spans_us), share.bytes(options.type),
+                               repeated(options))
+                << ", profiled runs: the first launch's start to the last one's end"
+                << (repeated(options) ? "; the passes are the fastest run's" : "") << "\n";
         }
-    if (options.verbosity != Verbosity::quiet)
-        out << "shape " << shape_text(result.shape.extents) << "\n";
+        out << "host observed   "
+            << timing_text(summarize(outcome.observed_us), input_bytes(shares, options.type),
+                           repeated(options))
+            << ", the first enqueue to the last share's results read, on the host's clock\n"
+            << "shape " << shape_text(result.shape.extents) << "\n";
+    }
     print_results(out, options, result);
     if (options.verbosity != Verbosity::quiet)
         out << (checked ? "every result matches the host reference\n" : "unchecked (--no-check)\n");
@@ -213,21 +297,31 @@ std::string json_array(const std::vector<T>& values, Write write) {
 }
 
 void print_json(std::ostream& out, const Options& options, const std::vector<Share>& shares,
-                const SegmentedResult& result, bool checked) {
+                const AxisOutcome& outcome, bool checked) {
     const auto number = [](std::uint64_t x) { return std::to_string(x); };
     const auto microseconds = [](double x) { return fixed(x); };
-    out << "{\"shape\": " << json_array(result.shape.extents, number)
-        << ", \"output\": " << (options.output.empty() ? "null" : json_string(options.output))
-        << ", \"check\": " << json_string(checked ? "passed" : "skipped") << ", \"shares\": "
-        << json_array(shares,
-                      [&](const Share& share) {
-                          return "{\"device\": " + json_string(device_name(share)) +
-                                 ", \"blocks\": [" + number(share.first_block) + ", " +
-                                 number(share.first_block + share.blocks) +
-                                 "], \"passes_us\": " + json_array(share.pass_us, microseconds) +
-                                 "}";
-                      })
-        << "}\n";
+    const auto share_json = [&](const Share& share) {
+        return JsonObject()
+            .text("device", device_name(share))
+            .member("blocks",
+                    json_array(std::vector<std::uint64_t>{share.first_block,
+                                                          share.first_block + share.blocks},
+                               number))
+            .member("passes_us", json_array(share.pass_us, microseconds))
+            .timing("span_us", summarize(share.spans_us), share.bytes(options.type), "span_gbps")
+            .str();
+    };
+    out << JsonObject()
+               .member("shape", json_array(outcome.result.shape.extents, number))
+               .member("output", options.output.empty() ? "null" : json_string(options.output))
+               .text("check", checked ? "passed" : "skipped")
+               .count("iterations", outcome.observed_us.size())
+               .flag("warm_up", !options.cold)
+               .member("shares", json_array(shares, share_json))
+               .timing("host_observed_us", summarize(outcome.observed_us),
+                       input_bytes(shares, options.type))
+               .str()
+        << "\n";
 }
 
 } // namespace
@@ -246,7 +340,8 @@ ExitCode run_axes(const std::vector<SelectedDevice>& devices, const Options& opt
     const ValuesView values = file ? *file : ValuesView(drawn);
 
     auto shares = shares_of(shape, options.axes, steps, devices);
-    const auto result = reduce_shares(shares, options, steps.back().result, values);
+    const auto outcome = reduce_shares(shares, options, steps.back().result, values);
+    const auto& result = outcome.result;
     // Every result reduces this many values, whatever order the steps compose them in.
     std::uint64_t length = 1;
     for (const auto& step : steps)
@@ -258,9 +353,9 @@ ExitCode run_axes(const std::vector<SelectedDevice>& devices, const Options& opt
     if (!options.output.empty())
         write_npy(options.output, options, result);
     if (options.format == Format::json)
-        print_json(out, options, shares, result, options.check);
+        print_json(out, options, shares, outcome, options.check);
     else
-        print_text(out, options, shares, result, options.check);
+        print_text(out, options, shares, outcome, options.check);
     return ExitCode::success;
 }
 
