@@ -155,6 +155,17 @@ TEST_CASE("shapes choose the kernel, the team and the split", "[segment_plan]") 
         CHECK(plan(1 << 22, 64, 1)[0].width == 4);
         CHECK(plan(1 << 15, 8192, 1)[0].width == 128);
     }
+    SECTION("rows of up to 128 values in teams: work-groups of 64, as many more in a launch") {
+        const auto passes = plan(1 << 22, 64, 1);
+        CHECK(passes[0].work_group_size == 64);
+        CHECK(passes[0].tiles == (1 << 22) / 16); // 16 teams of 4 a work-group
+        CHECK(passes[0].work_groups == passes[0].tiles / passes[0].tiles_per_group);
+        CHECK(plan(1 << 21, 128, 1)[0].work_group_size == 64);
+        CHECK(plan(1 << 20, 256, 1)[0].work_group_size == 256); // teams of 16: not measured so
+        CHECK(plan(1 << 25, 8, 1)[0].work_group_size == 256);   // a work-item a row
+        CHECK(plan_axis(axis_layout(Shape{{1 << 22, 64}}, {1}), segment_device(256, 16, true))[0]
+                  .work_group_size != 64); // a CPU's rows are not in teams
+    }
     SECTION("few long rows: several work-groups per row, then their partials as rows") {
         const auto passes = plan(16, 1 << 24, 1);
         REQUIRE(passes.size() == 2);

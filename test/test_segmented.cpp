@@ -164,6 +164,9 @@ TEST_CASE("every op and type reduces along axes, in work-groups that loop over t
     looping.strip_rows_below = std::uint64_t{1} << 40; // strips of columns wherever they fit,
     looping.fewest_strip_tiles = 1;                    // whatever the device's compute units
     looping.contiguous_items = 1;                      // the GPUs' plans, on a CPU too
+    SegmentTuning small_groups = looping;  // rows in teams (8 values a work-item, as a GPU's),
+    small_groups.values_per_team_item = 8; // in work-groups of 8 (a GPU's 64)
+    small_groups.team_group_size = 8;
     SegmentTuning runs = looping; // a CPU's contiguous runs: uneven strips split, looping
     runs.contiguous_items = 0;
     runs.column_run = 7;
@@ -186,6 +189,12 @@ TEST_CASE("every op and type reduces along axes, in work-groups that loop over t
                      << axes.front());
                 check_axes(looping_reducer, *combination.target, combination.recipe, shape, axes);
             }
+            SegmentedReducer small_reducer(queue.context, queue.device, combination.recipe,
+                                           small_groups);
+            CHECK(small_reducer.plan(axis_layout(Shape{{3, 500, 40}}, {2}))[0].work_group_size ==
+                  8);
+            check_axes(small_reducer, *combination.target, combination.recipe, {{3, 500, 40}}, {2});
+            check_axes(small_reducer, *combination.target, combination.recipe, {{1031, 37}}, {1});
             SegmentedReducer runs_reducer(queue.context, queue.device, combination.recipe, runs);
             check_axes(runs_reducer, *combination.target, combination.recipe, {{3, 500, 40}}, {1});
             check_axes(runs_reducer, *combination.target, combination.recipe, {{2, 30011}}, {1});

@@ -52,6 +52,8 @@ struct SegmentTuning {
     std::uint64_t fewest_strip_tiles = 0;       // strips only where they make this many tiles
     std::uint64_t contiguous_items = 0; // CPUs: a work-group's runs (1: none, the GPUs' plans)
     std::uint64_t column_run = 0;       // CPUs: the most columns a work-item reduces
+    std::uint64_t team_group_size = 0;  // short rows in teams: work-groups of this size (1: none)
+    std::uint64_t team_group_rows = 0;  // ... rows of at most this many values
 };
 
 /// What the device allows and aims for.
@@ -72,6 +74,8 @@ struct SegmentDevice {
     std::uint64_t contiguous_rows_below = 0;
     std::uint64_t values_per_run = 4096; // a contiguous run is split no shorter
     std::uint64_t column_run = 4096;     // the most columns a work-item reduces in runs
+    std::size_t team_group_size = 0;     // short rows in teams: work-groups of this size (0: all)
+    std::uint64_t team_group_rows = 0;   // ... rows of at most this many values
     /// How many of a row's values each work-item of its team reads, of `segments` rows.
     std::uint64_t team_values(std::uint64_t length, std::uint64_t segments) const;
 };
