@@ -270,11 +270,15 @@ Scalar exact_host_sum(const ValuesView& values) {
 Scalar exact_host_sum(DataType type, const std::vector<ValuesView>& spans) {
     result_type(type); // refuses another type
     const std::uint64_t threads = std::max(1u, std::thread::hardware_concurrency());
+    // A thread costs more than the sum of fewer values; a short span (one of an axis's many
+    // results) is summed on the calling thread.
+    constexpr std::uint64_t smallest_chunk = std::uint64_t{1} << 16;
     std::vector<std::future<ExactAccumulator>> parts;
     for (const auto& span : spans) {
-        const auto per_chunk = std::max<std::uint64_t>(1, (span.length + threads - 1) / threads);
+        const auto per_chunk = std::max(smallest_chunk, (span.length + threads - 1) / threads);
+        const auto policy = span.length > per_chunk ? std::launch::async : std::launch::deferred;
         for (std::uint64_t first = 0; first < span.length; first += per_chunk)
-            parts.push_back(std::async(std::launch::async, [=] {
+            parts.push_back(std::async(policy, [=] {
                 const auto part = span.part(first, std::min(per_chunk, span.length - first));
                 return visit_type(type, [&](auto value) {
                     using T = decltype(value);
