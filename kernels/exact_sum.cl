@@ -29,6 +29,10 @@
 // -D CONTIGUOUS on CPUs. Needs cl_khr_fp64 (the expansions are in double, where no sum of
 // floats overflows) and cl_khr_int64_base_atomics.
 //
+// Along an axis, many sums at once: exact_short_runs() sums short runs a work-item each, and
+// exact_runs() longer ones a work-group each, or in chunks of a work-group that exact_round()
+// rounds after (ExactSum::plan_runs() chooses; docs/exact-sums.md).
+//
 // An accumulator row, as exact_partials() adds to it and the host reads it: LIMBS limbs,
 // least significant first, then the counts of NaNs, of +infinities and of -infinities met,
 // which add up as integers too and decide the result when nonzero.
@@ -286,37 +290,29 @@ void add_row_into(local const long* digits, global long* sum) {
     }
 }
 
-/// The exact sum of the `length` values of `input` from `first` on, added into the row `sum`
-/// (one launch: each work-group adds its share's row with atomics, so no second pass merges
-/// rows). `sum` must hold zeros, or a sum to add to, before the launch; work-group 0 zeroes
-/// `next_sum`, which no other launch reads or writes meanwhile, for the host's next sum, so
-/// that no command is spent on clearing a row. Work-items read
-/// four values at a time. On a GPU they read with the global size as stride, so neighbours
-/// read neighbouring vectors (coalesced); on a CPU (-D CONTIGUOUS) each reads a run of its
-/// own, as a core's cache wants. The first work-item adds the last length % 4 values.
-kernel void exact_partials(global const VALUE* input, ulong first, ulong length, global long* sum,
-                           global long* next_sum) {
-    local long digits[ROW_WIDTH];
-    local doubleN slots[FOLD_SLOTS * EXPANSION];
-    clear(digits);
-    if (get_group_id(0) == 0)
-        for (size_t entry = get_local_id(0); entry < ROW_WIDTH; entry += get_local_size(0))
-            next_sum[entry] = 0;
-    doubleN expansion[EXPANSION] = {0};
-    global const VALUE* values = input + first;
-    const ulong vectors = length / 4;
+/// The vectors (of four values) [first, end) that work-item `item` of `items` reads. On a GPU they
+/// read with `items` as stride, so neighbours read neighbouring vectors (coalesced); on a CPU
+/// (-D CONTIGUOUS) each reads a run of its own, as a core's cache wants.
+typedef struct {
+    ulong start, end, step;
+} Stride;
+Stride stride_of(ulong first, ulong end, ulong item, ulong items) {
 #ifdef CONTIGUOUS
-    const ulong run = (vectors + get_global_size(0) - 1) / get_global_size(0);
-    const ulong start = get_global_id(0) * run;
-    const ulong end = min(start + run, vectors);
-    const ulong step = 1;
+    const ulong run = (end - first + items - 1) / items;
+    const ulong start = min(first + item * run, end);
+    return (Stride){start, min(start + run, end), 1};
 #else
-    const ulong start = get_global_id(0);
-    const ulong end = vectors;
-    const ulong step = get_global_size(0);
+    return (Stride){first + item, end, items};
 #endif
-    // Loads in flight before any is added (LOADS_IN_FLIGHT): the adds wait on memory less.
-    ulong i = start;
+}
+
+/// Adds the vectors of `values` that `stride` names to a work-item's expansions, with loads
+/// in flight before any is added (LOADS_IN_FLIGHT): the adds wait on memory less.
+inline void add_vectors(global const VALUE* values, Stride stride, doubleN* expansion,
+                        local long* digits) {
+    const ulong end = stride.end;
+    const ulong step = stride.step;
+    ulong i = stride.start;
 #if LOADS_IN_FLIGHT == 4
     for (; EXACT_IN_RUN(i + 3 * step, end); i += 4 * step) {
         const LOADED4 a = LOAD4(i, values);
@@ -337,9 +333,34 @@ kernel void exact_partials(global const VALUE* input, ulong first, ulong length,
     }
     for (; EXACT_IN_RUN(i, end); i += step)
         add_values(LOAD4(i, values), expansion, digits);
+}
+
+/// Adds the last `length` % 4 values of `values`, which no vector holds.
+void add_tail(global const VALUE* values, ulong length, doubleN* expansion, local long* digits) {
+    for (ulong tail = length / 4 * 4; tail < length; ++tail)
+        add_values((LOADED4)(LOAD(tail, values), 0, 0, 0), expansion, digits);
+}
+
+/// The exact sum of the `length` values of `input` from `first` on, added into the row `sum`
+/// (one launch: each work-group adds its share's row with atomics, so no second pass merges
+/// rows). `sum` must hold zeros, or a sum to add to, before the launch; work-group 0 zeroes
+/// `next_sum`, which no other launch reads or writes meanwhile, for the host's next sum, so
+/// that no command is spent on clearing a row. Work-items read four values at a time, across
+/// the whole launch (stride_of()); the first work-item adds the last length % 4 values.
+kernel void exact_partials(global const VALUE* input, ulong first, ulong length, global long* sum,
+                           global long* next_sum) {
+    local long digits[ROW_WIDTH];
+    local doubleN slots[FOLD_SLOTS * EXPANSION];
+    clear(digits);
+    if (get_group_id(0) == 0)
+        for (size_t entry = get_local_id(0); entry < ROW_WIDTH; entry += get_local_size(0))
+            next_sum[entry] = 0;
+    doubleN expansion[EXPANSION] = {0};
+    global const VALUE* values = input + first;
+    add_vectors(values, stride_of(0, length / 4, get_global_id(0), get_global_size(0)), expansion,
+                digits);
     if (get_global_id(0) == 0)
-        for (ulong tail = vectors * 4; tail < length; ++tail)
-            add_values((LOADED4)(LOAD(tail, values), 0, 0, 0), expansion, digits);
+        add_tail(values, length, expansion, digits);
     fold(expansion, digits, slots);
     spill_folded(expansion, digits, slots);
     add_row_into(digits, sum);
@@ -376,17 +397,17 @@ bool any_below(const uint* digits, int position) {
     return (digits[position / DIGIT_BITS] & below) != 0;
 }
 
-/// The limbs of `row` normalised, as ExactAccumulator::normalise() does on the host: every
-/// limb but the top one in [0, 2^32), the top one keeping the sign. The work-groups passed
-/// each limb's excess up one limb only.
-void normalise(global const long* row, long* limbs) {
+/// Normalises the limbs of `row` in place, as ExactAccumulator::normalise() does on the host:
+/// every limb but the top one in [0, 2^32), the top one keeping the sign. The work-groups
+/// passed each limb's excess up one limb only.
+void normalise(long* row) {
     long carry = 0;
     for (int limb = 0; limb < LIMBS - 1; ++limb) {
         const long sum = row[limb] + carry;
-        limbs[limb] = sum & (long)DIGIT_MASK;
+        row[limb] = sum & (long)DIGIT_MASK;
         carry = EXACT_CARRY(sum);
     }
-    limbs[LIMBS - 1] = row[LIMBS - 1] + carry;
+    row[LIMBS - 1] += carry;
 }
 
 /// The finite sum that normalised limbs hold, rounded once to RESULT, to nearest even, as
@@ -420,19 +441,96 @@ RESULT round_finite(const long* row) {
     return negative ? -rounded : rounded;
 }
 
-/// The last step of an enqueued exact sum: one work-item rounds the sum's row and writes the
-/// sum to result[offset]. NaN for a NaN or for both infinities, else an infinity for one.
-kernel void exact_round(global const long* row, global RESULT* result, ulong offset) {
-    const long nans = row[NAN_COUNT];
+/// The sum that `row` (a private copy, normalised in place) holds, rounded once: NaN for a NaN
+/// or for both infinities, else an infinity for one, else the finite sum rounded.
+RESULT rounded(long* row) {
     const long positive_infinities = row[POSITIVE_INFINITY_COUNT];
     const long negative_infinities = row[NEGATIVE_INFINITY_COUNT];
-    if (nans > 0 || (positive_infinities > 0 && negative_infinities > 0))
-        result[offset] = NAN;
-    else if (positive_infinities > 0 || negative_infinities > 0)
-        result[offset] = positive_infinities > 0 ? INFINITY : -INFINITY;
-    else {
-        long limbs[LIMBS];
-        normalise(row, limbs);
-        result[offset] = round_finite(limbs);
+    if (row[NAN_COUNT] > 0 || (positive_infinities > 0 && negative_infinities > 0))
+        return NAN;
+    if (positive_infinities > 0 || negative_infinities > 0)
+        return positive_infinities > 0 ? INFINITY : -INFINITY;
+    normalise(row);
+    return round_finite(row);
+}
+
+/// The sum that a row in local memory holds (every spill into it done), rounded once; the
+/// work-group's row dropped instead by the drop-row mutant (EXACT_ADDS_ROW).
+RESULT rounded_local(local const long* digits) {
+    const bool kept = EXACT_ADDS_ROW(get_group_id(0));
+    long row[ROW_WIDTH];
+    for (int entry = 0; entry < ROW_WIDTH; ++entry)
+        row[entry] = kept ? digits[entry] : 0;
+    return rounded(row);
+}
+
+/// The last step of enqueued exact sums: each of `count` rows (side by side in `rows`) rounded
+/// by a work-item of its own into result[offset + row].
+kernel void exact_round(global const long* rows, ulong count, global RESULT* result, ulong offset) {
+    const size_t run = get_global_id(0);
+    if (run >= count)
+        return;
+    long row[ROW_WIDTH];
+    for (int entry = 0; entry < ROW_WIDTH; ++entry)
+        row[entry] = rows[run * ROW_WIDTH + entry];
+    result[offset + run] = rounded(row);
+}
+
+/// The exact sums of many runs of `run_length` values, side by side in `input` from value
+/// `first` on (an axis reduction's results, their values gathered), each rounded once into
+/// result[offset + run]: a segmented exact sum in one launch. Each run is cut into `chunks`
+/// pieces, a work-group each, so that few long runs still fill the device. A run of one chunk
+/// is summed by its work-group alone, which rounds its row from local memory; the chunks of
+/// a longer run add their rows into the run's row of `rows` (zeros before the launch) with
+/// atomics, as exact_partials() does, and exact_round() rounds them after.
+kernel void exact_runs(global const VALUE* input, ulong first, ulong run_length, uint chunks,
+                       global long* rows, global RESULT* result, ulong offset) {
+    local long digits[ROW_WIDTH];
+    local doubleN slots[FOLD_SLOTS * EXPANSION];
+    clear(digits);
+    const ulong run = get_group_id(0) / chunks;
+    const ulong chunk = get_group_id(0) % chunks;
+    global const VALUE* values = input + first + run * run_length;
+    const ulong vectors = run_length / 4;
+    const ulong per_chunk = (vectors + chunks - 1) / chunks;
+    const ulong chunk_start = min(chunk * per_chunk, vectors);
+    doubleN expansion[EXPANSION] = {0};
+    add_vectors(values,
+                stride_of(chunk_start, min(chunk_start + per_chunk, vectors), get_local_id(0),
+                          get_local_size(0)),
+                expansion, digits);
+    if (chunk == 0 && get_local_id(0) == 0)
+        add_tail(values, run_length, expansion, digits);
+    fold(expansion, digits, slots);
+    spill_folded(expansion, digits, slots);
+    if (chunks > 1) {
+        add_row_into(digits, rows + run * ROW_WIDTH);
+        return;
     }
+    barrier(CLK_LOCAL_MEM_FENCE); // every spill is in the row
+    if (get_local_id(0) == 0)
+        result[offset + run] = rounded_local(digits);
+}
+
+/// The exact sums of many short runs (as exact_runs() takes them), a work-item each: it adds
+/// its run's values to its expansions, spills them into its own row in local memory (`rows`,
+/// ROW_WIDTH entries a work-item; local, so that spill() serves it as it serves a work-group's
+/// row, though no other work-item touches it) and rounds it. No fold, no barrier: what a
+/// work-group's run costs beyond its reads is paid per work-item, and a short run is mostly
+/// that cost. Neighbouring work-items read runs apart, each its own run's vectors in turn.
+kernel void exact_short_runs(global const VALUE* input, ulong first, ulong run_length, ulong count,
+                             local long* rows, global RESULT* result, ulong offset) {
+    const ulong run = get_global_id(0);
+    if (run >= count)
+        return;
+    local long* digits = rows + get_local_id(0) * ROW_WIDTH;
+    for (int entry = 0; entry < ROW_WIDTH; ++entry)
+        digits[entry] = 0;
+    global const VALUE* values = input + first + run * run_length;
+    doubleN expansion[EXPANSION] = {0};
+    add_vectors(values, (Stride){0, run_length / 4, 1}, expansion, digits);
+    add_tail(values, run_length, expansion, digits);
+    for (int k = 0; k < EXPANSION; ++k)
+        spill_lanes(digits, expansion[k]);
+    result[offset + run] = rounded_local(digits);
 }

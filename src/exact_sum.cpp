@@ -22,6 +22,22 @@ constexpr std::size_t default_work_group_size = 256;
 // most before the next size up is worth its deeper fold (ExactSum::work_group_size_for()).
 constexpr std::size_t smallest_work_group_size = 64;
 constexpr std::uint64_t short_values_per_work_item = 16;
+// A run's work-group (ExactSum::plan_runs()) starts at a warp's 32 work-items and doubles
+// while its work-items would get more than run_values_per_work_item values: every work-item
+// costs its share of the work-group's fold, which a run of few values a work-item feels. On an
+// H200, runs of 4096 floats took 509 us with 64 values a work-item (work-groups of 64) and 915
+// us with 16 (of 256), runs of 1024 675 and 1110 us (docs/exact-sums.md).
+constexpr std::size_t smallest_run_work_group_size = 32;
+constexpr std::uint64_t run_values_per_work_item = 64;
+// Runs of at most this many values, where there are enough of them to fill the device, are
+// summed a work-item each (exact_short_runs), in work-groups of short_run_work_items: on the
+// H200, 2^28 floats in runs of 4 took 1.7 ms so (102 ms a work-group each), in runs of 256
+// 1.07 ms (1.74 ms); runs of 1024 took 1.08 ms so, 0.68 ms a work-group each.
+constexpr std::uint64_t largest_short_run = 256;
+constexpr std::size_t short_run_work_items = 64;
+// The values a work-item reads at least in a chunk of a long run: fewer, and the chunk's
+// fold and row cost more than its reads.
+constexpr std::uint64_t chunk_values_per_work_item = 64;
 
 /// The work-groups per compute unit over a long piece: more keep more loads in flight, but
 /// each costs a fold and a row. On the H100, 2 per compute unit were fastest for doubles
@@ -87,6 +103,9 @@ ExactSum::ExactSum(const cl::Context& context, const cl::Device& device, DataTyp
     build_options_ = exact_build_options(type, report);
     const auto program = cached_program(context, device, std::string(kernel_text), build_options_);
     partials_ = program_kernel(device, program, "exact_partials");
+    runs_ = program_kernel(device, program, "exact_runs");
+    short_runs_ = program_kernel(device, program, "exact_short_runs");
+    local_memory_ = report.local_memory;
     round_ = program_kernel(device, program, "exact_round");
     work_group_size_ = settle_work_group_size(work_group_size, device, partials_);
     fixed_work_group_size_ = work_group_size != 0;
@@ -179,8 +198,9 @@ cl::Event ExactSum::enqueue(const cl::CommandQueue& queue, const std::vector<Pie
                             const std::vector<cl::Event>* wait) try {
     std::vector<cl::Event> events;
     round_.setArg(0, enqueue_row(queue, pieces, wait, events));
-    round_.setArg(1, result);
-    round_.setArg(2, static_cast<cl_ulong>(offset));
+    round_.setArg(1, cl_ulong{1});
+    round_.setArg(2, result);
+    round_.setArg(3, static_cast<cl_ulong>(offset));
     cl::Event rounded;
     queue.enqueueNDRangeKernel(round_, cl::NullRange, cl::NDRange(1), cl::NDRange(1),
                                events.empty() ? wait : nullptr, &rounded);
@@ -189,24 +209,120 @@ cl::Event ExactSum::enqueue(const cl::CommandQueue& queue, const std::vector<Pie
     throw Error(error);
 }
 
+ExactSum::RunsPlan ExactSum::plan_runs(std::uint64_t run_length, std::uint64_t count) const {
+    RunsPlan plan;
+    plan.work_group_size = work_group_size_;
+    if (!fixed_work_group_size_) {
+        plan.work_group_size = std::min(smallest_run_work_group_size, work_group_size_);
+        while (plan.work_group_size < work_group_size_ &&
+               run_length > run_values_per_work_item * plan.work_group_size)
+            plan.work_group_size = std::min(2 * plan.work_group_size, work_group_size_);
+    }
+    // Many short runs: a work-item each, with its own row in local memory.
+    const auto row_bytes = ExactAccumulator::row_width(type_) * sizeof(cl_long);
+    auto items = fixed_work_group_size_ ? work_group_size_ : short_run_work_items;
+    while (items > 1 && items * row_bytes > local_memory_ / 2) // half: the rest is the runtime's
+        items /= 2;
+    if (run_length <= largest_short_run && count >= items * work_groups_) {
+        plan.work_group_size = items;
+        plan.work_item_each = true;
+        return plan;
+    }
+    // Fewer runs than the launch over a long piece has work-groups: each cut in chunks, as
+    // many as fill the device and still give each work-item enough values.
+    if (count > 0 && count < work_groups_) {
+        const auto values_per_chunk = chunk_values_per_work_item * plan.work_group_size;
+        const auto most_chunks = (run_length + values_per_chunk - 1) / values_per_chunk;
+        plan.chunks = std::max<std::uint64_t>(
+            1, std::min<std::uint64_t>((work_groups_ + count - 1) / count, most_chunks));
+    }
+    return plan;
+}
+
+cl::Event ExactSum::enqueue_runs(const cl::CommandQueue& queue, const cl::Buffer& input,
+                                 std::uint64_t first, std::uint64_t run_length, std::uint64_t count,
+                                 const cl::Buffer& result, std::uint64_t offset,
+                                 const std::vector<cl::Event>* wait,
+                                 std::vector<cl::Event>* launches) try {
+    cl::Event last;
+    if (count == 0) { // nothing to sum: an event still to chain on
+        queue.enqueueMarkerWithWaitList(wait, &last);
+        return last;
+    }
+    const auto plan = plan_runs(run_length, count);
+    if (plan.work_item_each)
+        return enqueue_short_runs(queue, input, first, run_length, count, result, offset, wait,
+                                  plan.work_group_size, launches);
+    // A run of one chunk is rounded by its work-group; the chunks of longer runs add into
+    // rows, zeros first, which exact_round() rounds after.
+    const bool chunked = plan.chunks > 1;
+    cl::Buffer rows;
+    if (chunked) {
+        const auto bytes = count * ExactAccumulator::row_width(type_) * sizeof(cl_long);
+        rows = cl::Buffer(context_, CL_MEM_READ_WRITE, bytes);
+        queue.enqueueFillBuffer(rows, cl_long{0}, 0, bytes, wait);
+        wait = nullptr; // the in-order queue holds back what follows
+    }
+    runs_.setArg(0, input);
+    runs_.setArg(1, static_cast<cl_ulong>(first));
+    runs_.setArg(2, static_cast<cl_ulong>(run_length));
+    runs_.setArg(3, static_cast<cl_uint>(plan.chunks));
+    runs_.setArg(4, sizeof(cl_mem), chunked ? &rows() : nullptr); // a null buffer: not read
+    runs_.setArg(5, result);
+    runs_.setArg(6, static_cast<cl_ulong>(offset));
+    queue.enqueueNDRangeKernel(runs_, cl::NullRange,
+                               cl::NDRange(count * plan.chunks * plan.work_group_size),
+                               cl::NDRange(plan.work_group_size), wait, &last);
+    if (launches)
+        launches->push_back(last);
+    if (!chunked)
+        return last;
+    round_.setArg(0, rows);
+    round_.setArg(1, static_cast<cl_ulong>(count));
+    round_.setArg(2, result);
+    round_.setArg(3, static_cast<cl_ulong>(offset));
+    queue.enqueueNDRangeKernel(round_, cl::NullRange, cl::NDRange(count), cl::NullRange, nullptr,
+                               &last);
+    if (launches)
+        launches->push_back(last);
+    return last;
+} catch (const cl::Error& error) {
+    throw Error(error);
+}
+
+cl::Event ExactSum::enqueue_short_runs(const cl::CommandQueue& queue, const cl::Buffer& input,
+                                       std::uint64_t first, std::uint64_t run_length,
+                                       std::uint64_t count, const cl::Buffer& result,
+                                       std::uint64_t offset, const std::vector<cl::Event>* wait,
+                                       std::size_t work_items, std::vector<cl::Event>* launches) {
+    short_runs_.setArg(0, input);
+    short_runs_.setArg(1, static_cast<cl_ulong>(first));
+    short_runs_.setArg(2, static_cast<cl_ulong>(run_length));
+    short_runs_.setArg(3, static_cast<cl_ulong>(count));
+    short_runs_.setArg(
+        4, cl::Local(work_items * ExactAccumulator::row_width(type_) * sizeof(cl_long)));
+    short_runs_.setArg(5, result);
+    short_runs_.setArg(6, static_cast<cl_ulong>(offset));
+    cl::Event last;
+    const auto groups = (count + work_items - 1) / work_items;
+    queue.enqueueNDRangeKernel(short_runs_, cl::NullRange, cl::NDRange(groups * work_items),
+                               cl::NDRange(work_items), wait, &last);
+    if (launches)
+        launches->push_back(last);
+    return last;
+}
+
 cl::Event ExactSum::enqueue_runs(const cl::CommandQueue& queue, const GatheredRuns& runs,
                                  const cl::Buffer& result, std::uint64_t offset,
-                                 std::vector<cl::Event>* sums) try {
+                                 std::vector<cl::Event>* launches) try {
     // OpenCL has no buffer of 0 bytes: runs of no values take one of a value. Only read.
     const auto input =
         runs.bytes.empty()
             ? cl::Buffer(context_, CL_MEM_READ_ONLY, info(type_).size)
             : cl::Buffer(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, runs.bytes.size(),
                          const_cast<unsigned char*>(runs.bytes.data()));
-    cl::Event last;
-    if (runs.results == 0) // nothing to sum: an event still to chain on
-        queue.enqueueMarkerWithWaitList(nullptr, &last);
-    for (std::uint64_t k = 0; k < runs.results; ++k) {
-        last = enqueue(queue, {{input, runs.length, k * runs.length}}, result, offset + k);
-        if (sums)
-            sums->push_back(last);
-    }
-    return last;
+    return enqueue_runs(queue, input, 0, runs.length, runs.results, result, offset, nullptr,
+                        launches);
 } catch (const cl::Error& error) {
     throw Error(error);
 }

@@ -1,10 +1,12 @@
 // ExactSum as another OpenCL program calls it: ranges of the caller's buffer at any offset,
 // and an input in pieces, each giving the bits of the host's exact sum; the rows of a split
-// input adding up to the whole's. The CLI test check_exact.py covers the adversarial inputs.
+// input adding up to the whole's; many runs summed at once (the segmented kernel), and its
+// mutants caught. The CLI test check_exact.py covers the adversarial inputs.
 
 #include "catch_compat.hpp"
 #include "clreduce/errors.hpp"
 #include "clreduce/exact.hpp"
+#include "detail/source.hpp"
 #include "device_targets.hpp"
 
 #include <limits>
@@ -121,7 +123,106 @@ void check_enqueued_sums(const DeviceUnderTest& target, DataType type,
     }
 }
 
+/// Runs of the three launches (ExactSum::RunsPlan) on a device of up to 16 compute units: many
+/// short runs (a work-item each), runs a work-group each, few long ones (cut in chunks and
+/// rounded by a second launch); then runs of one value and of none. From odd first values on.
+struct RunsCase {
+    std::uint64_t first, run_length, count;
+};
+const RunsCase runs_cases[] = {{5, 37, 8000}, {3, 2001, 140}, {1, 100003, 2}, {0, 1, 3}, {2, 0, 3}};
+constexpr std::size_t cases_of_each_launch = 3;
+
+/// Which launch the plan is: 0 a work-item a run, 1 a work-group, 2 chunks.
+int launch_of(const ExactSum::RunsPlan& plan) {
+    return plan.work_item_each ? 0 : plan.chunks > 1 ? 2 : 1;
+}
+
+/// Each case's runs of `values` summed by `exact_sum` in one call: the rounded sums, read back.
+std::vector<Scalar> sums_of_runs(const DeviceUnderTest& target, ExactSum& exact_sum,
+                                 const cl::Buffer& values, const RunsCase& runs) {
+    const auto type = ExactAccumulator(exact_sum.type()).type();
+    // NaNs (all bits set) where no sum is written, so that none passes unwritten.
+    std::vector<unsigned char> unwritten(info(type).size * (runs.count + 1), 0xff);
+    const cl::Buffer sums(target.queue.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                          unwritten.size(), unwritten.data());
+    const std::vector<cl::Event> done = {exact_sum.enqueue_runs(
+        target.queue.queue, values, runs.first, runs.run_length, runs.count, sums, 1)};
+    auto read = read_results(target.queue, sums, type, runs.count + 1);
+    read.erase(read.begin()); // the value before the offset, not written
+    return read;
+}
+
+/// The host's exact sum of each run.
+std::vector<Scalar> host_sums_of_runs(const ValuesView& view, const RunsCase& runs) {
+    std::vector<Scalar> sums;
+    for (std::uint64_t k = 0; k < runs.count; ++k)
+        sums.push_back(
+            exact_host_sum(view.part(runs.first + k * runs.run_length, runs.run_length)));
+    return sums;
+}
+
+/// How many of `got` differ from `expected` in any bit.
+std::size_t wrong_sums(const std::vector<Scalar>& got, const std::vector<Scalar>& expected) {
+    std::size_t wrong = 0;
+    for (std::size_t k = 0; k < got.size(); ++k)
+        wrong += same_bits(got[k], expected[k]) ? 0 : 1;
+    return wrong;
+}
+
+template <typename T>
+void check_runs(const DeviceUnderTest& target, DataType type, int scale = 60) {
+    const HostValues held = cancelling_values<T>(300007, scale);
+    const auto buffer = upload(target.queue, held);
+    ExactSum exact_sum(target.queue.context, target.queue.device, type);
+    for (const auto& runs : runs_cases) {
+        INFO(name_of(type) << ": " << runs.count << " runs of " << runs.run_length << " values");
+        CHECK(wrong_sums(sums_of_runs(target, exact_sum, buffer, runs),
+                         host_sums_of_runs(ValuesView(held), runs)) == 0);
+    }
+}
+
 } // namespace
+
+TEST_CASE("many runs summed at once each give the host's exact bits, a work-item, a work-group "
+          "or chunks a run",
+          "[api][exact]") {
+    for (auto& target : devices_under_test()) {
+        INFO("device " << target.report.name);
+        if (!exact_sum_runs(target))
+            continue;
+        const ExactSum exact_sum(target.queue.context, target.queue.device, DataType::float32);
+        if (target.report.compute_units <= 16) // the cases' counts fill no larger device
+            for (std::size_t k = 0; k < cases_of_each_launch; ++k)
+                REQUIRE(launch_of(exact_sum.plan_runs(runs_cases[k].run_length,
+                                                      runs_cases[k].count)) == static_cast<int>(k));
+        check_runs<cl_float>(target, DataType::float32);
+        check_runs<cl_double>(target, DataType::float64);
+        check_runs<Half>(target, DataType::float16, 16);
+        check_runs<BFloat16>(target, DataType::bfloat16);
+    }
+}
+
+TEST_CASE("each exact_sum.cl mutant gives a wrong sum of runs in each of the three launches",
+          "[api][exact][mutants]") {
+    const HostValues held = cancelling_values<cl_float>(300007, 60);
+    for (auto& target : devices_under_test()) {
+        INFO("device " << target.report.name);
+        if (!exact_sum_runs(target))
+            continue;
+        const auto buffer = upload(target.queue, held);
+        for (const char* mutant : {"drop-last-value", "drop-row", "drop-carry"}) {
+            ExactSum broken(target.queue.context, target.queue.device, DataType::float32, 0,
+                            read_kernel_file("exact_sum.cl", {CLREDUCE_TEST_EXACT_MUTANT_DIR "/" +
+                                                              std::string(mutant)}));
+            for (std::size_t k = 0; k < cases_of_each_launch; ++k) {
+                const auto& runs = runs_cases[k];
+                INFO("mutant " << mutant << ": " << runs.count << " runs of " << runs.run_length);
+                CHECK(wrong_sums(sums_of_runs(target, broken, buffer, runs),
+                                 host_sums_of_runs(ValuesView(held), runs)) > 0);
+            }
+        }
+    }
+}
 
 TEST_CASE("an enqueued exact sum writes the host's exact bits into the caller's buffer",
           "[api][exact]") {

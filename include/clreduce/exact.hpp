@@ -82,7 +82,7 @@ Scalar exact_host_sum(DataType type, const std::vector<ValuesView>& spans);
 /// The values of each result of reducing an array along axes, gathered side by side on the
 /// host: `results` runs of `length` values of the array's type, in the results' order (the
 /// remaining axes' in memory order), each run's values in memory order. What
-/// ExactSum::enqueue_runs() sums, one exact sum a result.
+/// ExactSum::enqueue_runs() sums, one exact sum a run.
 struct GatheredRuns {
     std::vector<unsigned char> bytes;
     std::uint64_t results = 0;
@@ -147,16 +147,39 @@ public:
                       const cl::Buffer& result, std::uint64_t offset = 0,
                       const std::vector<cl::Event>* wait = nullptr);
 
-    /// Enqueues the exact sum of each of `runs` (gather_along_axes()), uploaded first (the
-    /// host blocks for that), one after another, each rounded on the device into `result` from
-    /// value `offset` on, as enqueue() rounds. Returns the last sum's event; `sums`, if given,
-    /// gets each one's. Correctness first: a launch or three a run, slow for many short runs
-    /// (no segmented exact kernel yet).
+    /// Enqueues the exact sums of `count` runs of `run_length` values each, side by side in
+    /// `input` from value `first` on, each rounded once on the device into `result` from value
+    /// `offset` on, as enqueue() rounds: one launch of a segmented kernel (exact_runs), and for
+    /// few long runs, cut in chunks to fill the device, a clearing of their rows before and a
+    /// rounding launch after (plan_runs()). The first command waits for `wait`; returns the
+    /// last one's event, and `launches`, if given, gets each launch's.
+    cl::Event enqueue_runs(const cl::CommandQueue& queue, const cl::Buffer& input,
+                           std::uint64_t first, std::uint64_t run_length, std::uint64_t count,
+                           const cl::Buffer& result, std::uint64_t offset = 0,
+                           const std::vector<cl::Event>* wait = nullptr,
+                           std::vector<cl::Event>* launches = nullptr);
+    /// The same over `runs` (gather_along_axes()), uploaded first (the host blocks for that).
     cl::Event enqueue_runs(const cl::CommandQueue& queue, const GatheredRuns& runs,
                            const cl::Buffer& result, std::uint64_t offset = 0,
-                           std::vector<cl::Event>* sums = nullptr);
+                           std::vector<cl::Event>* launches = nullptr);
+
+    /// How enqueue_runs() launches over `count` runs of `run_length` values: many short runs
+    /// a work-item each (`work_item_each`, in work-groups of `work_group_size`), else each run
+    /// a work-group of `work_group_size`, or `chunks` work-groups for few long runs.
+    struct RunsPlan {
+        std::size_t work_group_size = 0;
+        std::uint64_t chunks = 1;
+        bool work_item_each = false;
+    };
+    RunsPlan plan_runs(std::uint64_t run_length, std::uint64_t count) const;
 
 private:
+    /// enqueue_runs() for many short runs: a work-item each, in work-groups of `work_items`.
+    cl::Event enqueue_short_runs(const cl::CommandQueue& queue, const cl::Buffer& input,
+                                 std::uint64_t first, std::uint64_t run_length, std::uint64_t count,
+                                 const cl::Buffer& result, std::uint64_t offset,
+                                 const std::vector<cl::Event>* wait, std::size_t work_items,
+                                 std::vector<cl::Event>* launches);
     /// Enqueues a launch over each piece, each launch's event appended to `events`; returns
     /// the row (of a sums_ buffer) that the launches add the sum into.
     const cl::Buffer& enqueue_row(const cl::CommandQueue& queue, const std::vector<Piece>& pieces,
@@ -173,6 +196,9 @@ private:
     std::size_t work_groups_ = 0;        // of the launch over a long piece
     std::string build_options_;
     cl::Kernel partials_;
+    cl::Kernel runs_;
+    cl::Kernel short_runs_;
+    std::uint64_t local_memory_ = 0; // the device's, in bytes
     cl::Kernel round_;
     cl::Buffer sums_[2]; // one sum's row, and the next one's, zero (enqueue_row())
     int next_sum_ = 0;

@@ -137,8 +137,9 @@ public:
                              const std::vector<Handle>& wait);
     /// The exact sum of each result of `values`, an array of `shape`, along `axes` (NumPy's
     /// numbers), as AxisEngine gives results: each result's values gathered side by side on
-    /// the host and uploaded once (gather_along_axes()), each result summed and rounded on
-    /// the device (ExactSum::enqueue_runs()); the rounded sums' bytes, for numpy.frombuffer.
+    /// the host and uploaded once (gather_along_axes()), all results summed and rounded on
+    /// the device at once (ExactSum::enqueue_runs()); the rounded sums' bytes, for
+    /// numpy.frombuffer.
     nb::object reduce_host(Handle queue, const HostArray& values, const Shape& shape,
                            const std::vector<int>& axes);
     /// The same of the array `shape` in `buffer` from value `first` on, after `wait`: its

@@ -1,4 +1,4 @@
-// --axis: a reduction along axes (SegmentedReducer; ExactSum per result for --exact), on one
+// --axis: a reduction along axes (SegmentedReducer; ExactSum's segmented sums for --exact), on one
 // device or with the array's blocks split among several, uploaded whole or streamed in chunks
 // (--host-input), checked per result against the host, printed as NumPy prints an array or
 // written to a .npy file (docs/axes.md).
@@ -95,7 +95,6 @@ struct Running {
     cl::Buffer input, results;
     std::unique_ptr<AxisStream> stream;
     std::unique_ptr<ExactSum> exact;
-    GatheredRuns gathered;
     Enqueue enqueue;
     std::vector<unsigned char> bytes; // the last run's results, as the device wrote them
 };
@@ -132,17 +131,38 @@ Enqueue streamed_input(Running& run, const Share& share, const Options& options,
     };
 }
 
-/// --exact: each result's exact sum rounded once by ExactSum, the whole array's exact kernels,
-/// one result after another over its values gathered side by side (gather_along_axes(), now).
-/// ExactSum writes the sum's type, float (for float16 and bfloat16 too) or double: the sum's
-/// accumulator. Its launches' events are each sum's last.
-Enqueue exact_sums(Running& run, const Share& share, const Options& options,
-                   const ValuesView& values) {
-    run.gathered = gather_along_axes(values, share.part, share.axes);
+/// How ExactSum sums the runs, for -v's plan.
+std::string describe(const ExactSum::RunsPlan& plan) {
+    const auto size = std::to_string(plan.work_group_size);
+    if (plan.work_item_each)
+        return "a work-item each in work-groups of " + size + ", one launch";
+    if (plan.chunks > 1)
+        return std::to_string(plan.chunks) + " work-groups each of " + size +
+               ", one launch and a rounding launch";
+    return "one work-group each of " + size + ", one launch";
+}
+
+/// --exact: each result's exact sum rounded once by ExactSum's segmented kernel, over its
+/// values gathered side by side on the host (gather_along_axes(), now) and uploaded once,
+/// untimed, as whole_input() uploads a share. ExactSum writes the sum's type, float (for
+/// float16 and bfloat16 too) or double: the sum's accumulator. Sets the share's plan (-v).
+Enqueue exact_sums(Running& run, Share& share, const Options& options, const ValuesView& values) {
+    const auto gathered = gather_along_axes(values, share.part, share.axes);
     run.exact = std::make_unique<ExactSum>(run.queue.context, run.queue.device, options.type,
                                            options.work_group_size);
-    return [&run](std::vector<cl::Event>& launched) {
-        run.exact->enqueue_runs(run.queue.queue, run.gathered, run.results, 0, &launched);
+    // OpenCL has no buffer of 0 bytes: results of no values take one of a value.
+    run.input = cl::Buffer(run.queue.context, CL_MEM_READ_ONLY,
+                           std::max<std::size_t>(1, gathered.bytes.size()));
+    if (!gathered.bytes.empty())
+        run.queue.queue.enqueueWriteBuffer(run.input, CL_TRUE, 0, gathered.bytes.size(),
+                                           gathered.bytes.data());
+    share.plan = "exact: " + std::to_string(gathered.results) + " results of " +
+                 std::to_string(gathered.length) + " values, " +
+                 describe(run.exact->plan_runs(gathered.length, gathered.results)) + "\n";
+    return [&run, runs = gathered.results,
+            length = gathered.length](std::vector<cl::Event>& launched) {
+        run.exact->enqueue_runs(run.queue.queue, run.input, 0, length, runs, run.results, 0,
+                                nullptr, &launched);
     };
 }
 
@@ -197,7 +217,7 @@ AxisOutcome reduce_shares(std::vector<Share>& shares, const Options& options,
     const auto size = info(values.type).size;
     for (auto& share : shares) {
         auto& run = *running.emplace_back(
-            new Running{DeviceQueue(share.device->device), {}, {}, {}, {}, {}, {}, {}, {}});
+            new Running{DeviceQueue(share.device->device), {}, {}, {}, {}, {}, {}, {}});
         run.reducer = std::make_unique<SegmentedReducer>(
             run.queue.context, share.device->device,
             recipe_for(options, query_report(share.device->device), Finish::passes));
@@ -208,8 +228,6 @@ AxisOutcome reduce_shares(std::vector<Share>& shares, const Options& options,
         const auto* first =
             static_cast<const unsigned char*>(values.data) + share.first_value * size;
         if (options.exact) {
-            share.plan = "exact: " + std::to_string(steps.back().results()) +
-                         " results, one exact sum after another\n";
             run.enqueue =
                 exact_sums(run, share, options,
                            ValuesView(values.type, first, share.part.values(), values.origin));

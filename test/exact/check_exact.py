@@ -11,7 +11,8 @@ file -q` in every layout: work-group sizes, buffers (--max-buffer), host-input c
 Every run must print the oracle's bits. Along an axis (--axis --exact), the inputs up to
 50001 values are the rows of one .npy array, padded with zeros: each row's sum, and each
 column's of the same bytes read as a Fortran-order array, must be the oracle's bits in the
---output file. With --mutants DIR, each folder in DIR holds a
+--output file; each input of 20000 values or more, as the one row of an array, is summed in
+chunks and must print them. With --mutants DIR, each folder in DIR holds a
 broken exact_sum.cl that must make clreduce exit 1 on each float and double input with
 cancellation.
 
@@ -21,6 +22,7 @@ Usage: check_exact.py CLREDUCE WORK_DIR [--mutants DIR]
 import math
 import os
 import random
+import re
 import struct
 import subprocess
 import sys
@@ -216,6 +218,33 @@ def check_axes(clreduce, work_dir):
                           % (type_name, name, axis, result.returncode, got, expected,
                              result.stderr))
             print("ok %s: %d rows along axis %s" % (type_name, len(rows), axis))
+        failures += check_long_row(clreduce, work_dir, type_name, descr)
+    return failures
+
+
+def check_long_row(clreduce, work_dir, type_name, descr):
+    """Each long input as the one row of a (1, n) array: a run that ExactSum cuts in chunks,
+    whose rows the rounding launch adds up."""
+    failures = 0
+    for name, values in cases(type_name):
+        if len(values) < 20000:
+            continue
+        path = os.path.join(work_dir, "%s-%s-row.npy" % (type_name, name))
+        write_npy(path, descr, (1, len(values)), False, to_bytes(values, type_name))
+        output = os.path.join(work_dir, "%s-%s-row-sum.npy" % (type_name, name))
+        result = run(clreduce, ["--exact", "--input", path, "--axis", "1", "--output", output,
+                                "-t", "cpu", "-v"])
+        expected = bits(exact_sum(values, type_name), type_name)
+        chunked = re.search(r"exact: 1 results of \d+ values, \d+ work-groups each", result.stdout)
+        got = (bits(struct.unpack("<" + FORMATS[RESULT[type_name]][0],
+                                  read_npy_bytes(output))[0], type_name)
+               if result.returncode == 0 else None)
+        if result.returncode != 0 or not chunked or got != expected:
+            failures += 1
+            print("FAIL %s %s as one row: exit %d, %r, the oracle's bits %s\n%s%s"
+                  % (type_name, name, result.returncode, got, expected, result.stdout,
+                     result.stderr))
+        print("ok %s %s as one row, in chunks: %s" % (type_name, name, expected))
     return failures
 
 
