@@ -10,6 +10,7 @@
 #include "tool/devices.hpp"
 #include "tool/failure.hpp"
 #include "tool/file_input.hpp"
+#include "tool/recipe.hpp"
 
 #include <mpi.h>
 #include <optional>
@@ -52,9 +53,7 @@ int exact_across_ranks(const Options& options, const std::optional<InputFile>& f
     HostValues drawn;
     std::vector<cl_long> row;
     agree.stage([&] {
-        if (options.op != Op::sum || !exact_sums(options.type))
-            throw Failure(ExitCode::usage,
-                          "--exact sums float, double, float16 or bfloat16 values (--op sum)");
+        refuse_inexact_op(options);
         if (options.benchmark)
             throw Failure(ExitCode::usage, "clreduce-mpi --exact runs once: no --iterations");
         const auto values =

@@ -1,5 +1,6 @@
 #include "tool/recipe.hpp"
 
+#include "clreduce/exact.hpp"
 #include "tool/failure.hpp"
 
 namespace clreduce {
@@ -21,6 +22,13 @@ Recipe recipe_for(const Options& options, const DeviceReport& report,
 
 DataType accumulator_of(const Options& options) {
     return accumulator_for(options.type, options.op, options.accumulate);
+}
+
+void refuse_inexact_op(const Options& options) {
+    if (options.op != Op::sum || !exact_sums(options.type))
+        throw Failure(ExitCode::usage,
+                      "--exact sums float, double, float16 or bfloat16 values (--op sum), not " +
+                          name_of(options.op) + " of " + name_of(options.type));
 }
 
 } // namespace clreduce

@@ -17,4 +17,7 @@ Recipe recipe_for(const Options& options, const DeviceReport& report, std::optio
 /// The type the options' results have: accumulator_for() the type, op and --accumulate.
 DataType accumulator_of(const Options& options);
 
+/// Throws Failure(ExitCode::usage) unless the options ask for an --exact float sum.
+void refuse_inexact_op(const Options& options);
+
 } // namespace clreduce

@@ -47,9 +47,6 @@ ExitCode run_split(const std::vector<SelectedDevice>& devices, const Options& op
                    const std::optional<ValuesView>& file, const std::string& kernel_text,
                    std::ostream& out);
 
-/// Throws Failure(ExitCode::usage) unless options ask for an --exact float sum.
-void refuse_inexact_op(const Options& options);
-
 /// --exact: the exact sum of the first options.length values of `file` (--input), or as many
 /// random values without one, on `devices` (split in equal shares across several), in
 /// device buffers or streamed (--host-input), checked for identical bits against the host's

@@ -12,6 +12,7 @@
 #include "detail/reference.hpp"
 #include "detail/source.hpp"
 #include "tool/progress.hpp"
+#include "tool/recipe.hpp"
 #include "tool/report.hpp"
 #include "tool/run.hpp"
 
@@ -217,13 +218,6 @@ void print_exact(std::ostream& out, const ExactOutcome& outcome,
 }
 
 } // namespace
-
-void refuse_inexact_op(const Options& options) {
-    if (options.op != Op::sum || !exact_sums(options.type))
-        throw Failure(ExitCode::usage,
-                      "--exact sums float, double, float16 or bfloat16 values (--op sum), not " +
-                          name_of(options.op) + " of " + name_of(options.type));
-}
 
 ExitCode run_exact(const std::vector<SelectedDevice>& devices, const Options& options,
                    const std::optional<ValuesView>& file, std::ostream& out) {
