@@ -482,9 +482,10 @@ kernel void exact_round(global const long* rows, ulong count, global RESULT* res
 /// pieces, a work-group each, so that few long runs still fill the device. A run of one chunk
 /// is summed by its work-group alone, which rounds its row from local memory; the chunks of
 /// a longer run add their rows into the run's row of `rows` (zeros before the launch) with
-/// atomics, as exact_partials() does, and exact_round() rounds them after.
+/// atomics, as exact_partials() does, and exact_round() rounds them after. With `keep_rows`,
+/// every run's row goes to `rows`, none rounded: rows that other devices' rows add to.
 kernel void exact_runs(global const VALUE* input, ulong first, ulong run_length, uint chunks,
-                       global long* rows, global RESULT* result, ulong offset) {
+                       uint keep_rows, global long* rows, global RESULT* result, ulong offset) {
     local long digits[ROW_WIDTH];
     local doubleN slots[FOLD_SLOTS * EXPANSION];
     clear(digits);
@@ -503,7 +504,7 @@ kernel void exact_runs(global const VALUE* input, ulong first, ulong run_length,
         add_tail(values, run_length, expansion, digits);
     fold(expansion, digits, slots);
     spill_folded(expansion, digits, slots);
-    if (chunks > 1) {
+    if (chunks > 1 || keep_rows) {
         add_row_into(digits, rows + run * ROW_WIDTH);
         return;
     }

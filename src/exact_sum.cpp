@@ -255,39 +255,71 @@ cl::Event ExactSum::enqueue_runs(const cl::CommandQueue& queue, const cl::Buffer
                                   plan.work_group_size, launches);
     // A run of one chunk is rounded by its work-group; the chunks of longer runs add into
     // rows, zeros first, which exact_round() rounds after.
-    const bool chunked = plan.chunks > 1;
-    cl::Buffer rows;
-    if (chunked) {
-        const auto bytes = count * ExactAccumulator::row_width(type_) * sizeof(cl_long);
-        rows = cl::Buffer(context_, CL_MEM_READ_WRITE, bytes);
-        queue.enqueueFillBuffer(rows, cl_long{0}, 0, bytes, wait);
-        wait = nullptr; // the in-order queue holds back what follows
-    }
-    runs_.setArg(0, input);
-    runs_.setArg(1, static_cast<cl_ulong>(first));
-    runs_.setArg(2, static_cast<cl_ulong>(run_length));
-    runs_.setArg(3, static_cast<cl_uint>(plan.chunks));
-    runs_.setArg(4, sizeof(cl_mem), chunked ? &rows() : nullptr); // a null buffer: not read
-    runs_.setArg(5, result);
-    runs_.setArg(6, static_cast<cl_ulong>(offset));
-    queue.enqueueNDRangeKernel(runs_, cl::NullRange,
-                               cl::NDRange(count * plan.chunks * plan.work_group_size),
-                               cl::NDRange(plan.work_group_size), wait, &last);
-    if (launches)
-        launches->push_back(last);
-    if (!chunked)
-        return last;
+    if (plan.chunks == 1)
+        return launch_runs(queue, input, first, run_length, count, plan, false, nullptr, result,
+                           offset, wait, launches);
+    const cl::Buffer rows = zero_rows(queue, count, wait);
+    launch_runs(queue, input, first, run_length, count, plan, false, &rows, result, offset, nullptr,
+                launches);
     round_.setArg(0, rows);
     round_.setArg(1, static_cast<cl_ulong>(count));
     round_.setArg(2, result);
     round_.setArg(3, static_cast<cl_ulong>(offset));
+    cl::Event rounded;
     queue.enqueueNDRangeKernel(round_, cl::NullRange, cl::NDRange(count), cl::NullRange, nullptr,
-                               &last);
+                               &rounded);
     if (launches)
-        launches->push_back(last);
-    return last;
+        launches->push_back(rounded);
+    return rounded;
 } catch (const cl::Error& error) {
     throw Error(error);
+}
+
+cl::Buffer ExactSum::enqueue_run_rows(const cl::CommandQueue& queue, const cl::Buffer& input,
+                                      std::uint64_t first, std::uint64_t run_length,
+                                      std::uint64_t count, cl::Event* done) try {
+    auto plan = plan_runs(run_length, count);
+    plan.work_item_each = false; // exact_runs keeps a run's row; exact_short_runs rounds it
+    const cl::Buffer rows = zero_rows(queue, std::max<std::uint64_t>(1, count), nullptr);
+    const auto last = count == 0 ? cl::Event()
+                                 : launch_runs(queue, input, first, run_length, count, plan, true,
+                                               &rows, cl::Buffer(), 0, nullptr, nullptr);
+    if (done)
+        *done = last;
+    return rows;
+} catch (const cl::Error& error) {
+    throw Error(error);
+}
+
+cl::Buffer ExactSum::zero_rows(const cl::CommandQueue& queue, std::uint64_t count,
+                               const std::vector<cl::Event>* wait) {
+    const auto bytes = count * ExactAccumulator::row_width(type_) * sizeof(cl_long);
+    const cl::Buffer rows(context_, CL_MEM_READ_WRITE, bytes);
+    queue.enqueueFillBuffer(rows, cl_long{0}, 0, bytes, wait);
+    return rows;
+}
+
+cl::Event ExactSum::launch_runs(const cl::CommandQueue& queue, const cl::Buffer& input,
+                                std::uint64_t first, std::uint64_t run_length, std::uint64_t count,
+                                const RunsPlan& plan, bool keep_rows, const cl::Buffer* rows,
+                                const cl::Buffer& result, std::uint64_t offset,
+                                const std::vector<cl::Event>* wait,
+                                std::vector<cl::Event>* launches) {
+    runs_.setArg(0, input);
+    runs_.setArg(1, static_cast<cl_ulong>(first));
+    runs_.setArg(2, static_cast<cl_ulong>(run_length));
+    runs_.setArg(3, static_cast<cl_uint>(plan.chunks));
+    runs_.setArg(4, static_cast<cl_uint>(keep_rows));
+    runs_.setArg(5, sizeof(cl_mem), rows ? &(*rows)() : nullptr); // a null buffer: not read
+    runs_.setArg(6, sizeof(cl_mem), result() ? &result() : nullptr);
+    runs_.setArg(7, static_cast<cl_ulong>(offset));
+    cl::Event launched;
+    queue.enqueueNDRangeKernel(runs_, cl::NullRange,
+                               cl::NDRange(count * plan.chunks * plan.work_group_size),
+                               cl::NDRange(plan.work_group_size), wait, &launched);
+    if (launches)
+        launches->push_back(launched);
+    return launched;
 }
 
 cl::Event ExactSum::enqueue_short_runs(const cl::CommandQueue& queue, const cl::Buffer& input,
@@ -315,16 +347,19 @@ cl::Event ExactSum::enqueue_short_runs(const cl::CommandQueue& queue, const cl::
 cl::Event ExactSum::enqueue_runs(const cl::CommandQueue& queue, const GatheredRuns& runs,
                                  const cl::Buffer& result, std::uint64_t offset,
                                  std::vector<cl::Event>* launches) try {
-    // OpenCL has no buffer of 0 bytes: runs of no values take one of a value. Only read.
-    const auto input =
-        runs.bytes.empty()
-            ? cl::Buffer(context_, CL_MEM_READ_ONLY, info(type_).size)
-            : cl::Buffer(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, runs.bytes.size(),
-                         const_cast<unsigned char*>(runs.bytes.data()));
+    const auto input = upload_runs(context_, runs, info(type_).size);
     return enqueue_runs(queue, input, 0, runs.length, runs.results, result, offset, nullptr,
                         launches);
 } catch (const cl::Error& error) {
     throw Error(error);
+}
+
+cl::Buffer upload_runs(const cl::Context& context, const GatheredRuns& runs,
+                       std::size_t value_size) {
+    if (runs.bytes.empty())
+        return cl::Buffer(context, CL_MEM_READ_ONLY, value_size);
+    return cl::Buffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, runs.bytes.size(),
+                      const_cast<unsigned char*>(runs.bytes.data()));
 }
 
 GatheredRuns gather_along_axes(const ValuesView& values, const Shape& shape,

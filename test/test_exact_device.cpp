@@ -202,6 +202,48 @@ TEST_CASE("many runs summed at once each give the host's exact bits, a work-item
     }
 }
 
+TEST_CASE("the rows of two parts of each run add up to the host's exact sum of the whole run",
+          "[api][exact]") {
+    const HostValues held = cancelling_values<cl_double>(300007, 60);
+    const ValuesView view(held);
+    for (auto& target : devices_under_test()) {
+        INFO("device " << target.report.name);
+        if (!exact_sum_runs(target))
+            continue;
+        const auto buffer = upload(target.queue, held);
+        ExactSum exact_sum(target.queue.context, target.queue.device, DataType::float64);
+        const auto width = ExactAccumulator::row_width(DataType::float64);
+        // Part one of run k is the k-th run from `first` on, part two the k-th after them: a
+        // work-group a run (also where enqueue_runs() takes a work-item), chunks, no values.
+        for (const auto& runs : {RunsCase{5, 37, 4000}, RunsCase{3, 2001, 70},
+                                 RunsCase{1, 100003, 1}, runs_cases[4]}) {
+            INFO(runs.count << " runs of " << runs.run_length << " values, in two parts");
+            const auto second = runs.first + runs.count * runs.run_length;
+            std::vector<cl_long> parts[2];
+            for (int part = 0; part < 2; ++part) {
+                const auto rows = exact_sum.enqueue_run_rows(target.queue.queue, buffer,
+                                                             part == 0 ? runs.first : second,
+                                                             runs.run_length, runs.count);
+                parts[part].resize(std::max<std::uint64_t>(1, runs.count) * width);
+                target.queue.queue.enqueueReadBuffer(
+                    rows, CL_TRUE, 0, parts[part].size() * sizeof(cl_long), parts[part].data());
+            }
+            std::size_t wrong = 0;
+            for (std::uint64_t k = 0; k < runs.count; ++k) {
+                ExactAccumulator sum(DataType::float64);
+                sum.add_row(&parts[0][k * width]);
+                sum.add_row(&parts[1][k * width]);
+                const auto expected =
+                    exact_host_sum(DataType::float64,
+                                   {view.part(runs.first + k * runs.run_length, runs.run_length),
+                                    view.part(second + k * runs.run_length, runs.run_length)});
+                wrong += same_bits(sum.rounded(), expected) ? 0 : 1;
+            }
+            CHECK(wrong == 0);
+        }
+    }
+}
+
 TEST_CASE("each exact_sum.cl mutant gives a wrong sum of runs in each of the three launches",
           "[api][exact][mutants]") {
     const HostValues held = cancelling_values<cl_float>(300007, 60);

@@ -92,6 +92,10 @@ struct GatheredRuns {
 /// negative from the end; errors as axis_steps()'s).
 GatheredRuns gather_along_axes(const ValuesView& values, const Shape& shape,
                                const std::vector<int>& axes);
+/// A read-only buffer of `context` holding the runs' values (one value's bytes, unread, for
+/// runs of none: OpenCL has no buffer of 0 bytes).
+cl::Buffer upload_runs(const cl::Context& context, const GatheredRuns& runs,
+                       std::size_t value_size);
 
 /// What one exact sum on the device took.
 struct ExactTimes {
@@ -158,7 +162,16 @@ public:
                            const cl::Buffer& result, std::uint64_t offset = 0,
                            const std::vector<cl::Event>* wait = nullptr,
                            std::vector<cl::Event>* launches = nullptr);
-    /// The same over `runs` (gather_along_axes()), uploaded first (the host blocks for that).
+    /// The exact sums of `count` runs as enqueue_runs() takes them, unrounded: a buffer of
+    /// each run's accumulator row (ExactAccumulator::row_width() cl_long entries a run, its
+    /// carries passed up one limb only), to read and add to other rows with
+    /// ExactAccumulator::add_row() before rounding: how clreduce-mpi adds its ranks' partial
+    /// arrays. `done`, if given, gets the launch's event (none where `count` is 0).
+    cl::Buffer enqueue_run_rows(const cl::CommandQueue& queue, const cl::Buffer& input,
+                                std::uint64_t first, std::uint64_t run_length, std::uint64_t count,
+                                cl::Event* done = nullptr);
+    /// The same as enqueue_runs() over `runs` (gather_along_axes()), uploaded first (the host
+    /// blocks for that).
     cl::Event enqueue_runs(const cl::CommandQueue& queue, const GatheredRuns& runs,
                            const cl::Buffer& result, std::uint64_t offset = 0,
                            std::vector<cl::Event>* launches = nullptr);
@@ -180,6 +193,16 @@ private:
                                  const cl::Buffer& result, std::uint64_t offset,
                                  const std::vector<cl::Event>* wait, std::size_t work_items,
                                  std::vector<cl::Event>* launches);
+    /// A launch of exact_runs as `plan` says: with `rows`, each chunked (or, with
+    /// `keep_rows`, every) run's row added into it; the others rounded into `result`.
+    cl::Event launch_runs(const cl::CommandQueue& queue, const cl::Buffer& input,
+                          std::uint64_t first, std::uint64_t run_length, std::uint64_t count,
+                          const RunsPlan& plan, bool keep_rows, const cl::Buffer* rows,
+                          const cl::Buffer& result, std::uint64_t offset,
+                          const std::vector<cl::Event>* wait, std::vector<cl::Event>* launches);
+    /// A buffer of `count` rows, zeroed on `queue` after `wait`.
+    cl::Buffer zero_rows(const cl::CommandQueue& queue, std::uint64_t count,
+                         const std::vector<cl::Event>* wait);
     /// Enqueues a launch over each piece, each launch's event appended to `events`; returns
     /// the row (of a sums_ buffer) that the launches add the sum into.
     const cl::Buffer& enqueue_row(const cl::CommandQueue& queue, const std::vector<Piece>& pieces,

@@ -150,12 +150,7 @@ Enqueue exact_sums(Running& run, Share& share, const Options& options, const Val
     const auto gathered = gather_along_axes(values, share.part, share.axes);
     run.exact = std::make_unique<ExactSum>(run.queue.context, run.queue.device, options.type,
                                            options.work_group_size);
-    // OpenCL has no buffer of 0 bytes: results of no values take one of a value.
-    run.input = cl::Buffer(run.queue.context, CL_MEM_READ_ONLY,
-                           std::max<std::size_t>(1, gathered.bytes.size()));
-    if (!gathered.bytes.empty())
-        run.queue.queue.enqueueWriteBuffer(run.input, CL_TRUE, 0, gathered.bytes.size(),
-                                           gathered.bytes.data());
+    run.input = upload_runs(run.queue.context, gathered, info(options.type).size);
     share.plan = "exact: " + std::to_string(gathered.results) + " results of " +
                  std::to_string(gathered.length) + " values, " +
                  describe(run.exact->plan_runs(gathered.length, gathered.results)) + "\n";
