@@ -1,5 +1,6 @@
 #include "axes_ranks.hpp"
 
+#include "clreduce/exact.hpp"
 #include "clreduce/segmented.hpp"
 #include "combine.hpp"
 #include "detail/capabilities.hpp"
@@ -13,6 +14,7 @@
 #include "tool/report.hpp"
 
 #include <climits>
+#include <cstring>
 #include <memory>
 #include <mpi.h>
 #include <ostream>
@@ -65,8 +67,24 @@ std::string parts_text(const AxisLayout& layout, int ranks) {
     return text;
 }
 
-/// This rank's part reduced on its device: the reducer (which reads results back) and the
-/// results' bytes, as the kernels write them. With the rows split, a value's index (a map's
+/// This rank's part's values: the file's, or clreduce's random values at their places in the
+/// whole array, drawn into `drawn`.
+ValuesView part_values(const Options& options, const std::optional<InputFile>& file,
+                       const AxisLayout& layout, const RankPart& part, HostValues& drawn) {
+    const auto count = part.blocks * part.rows * layout.inner;
+    if (file)
+        return file->values().part(part.first, count);
+    drawn = random_slice(options, {part.first, count});
+    return ValuesView(drawn);
+}
+
+/// The shape of this rank's part: its blocks, its rows, and the values of a row.
+Shape part_shape(const AxisLayout& layout, const RankPart& part) {
+    return Shape{{part.blocks, part.rows, layout.inner}, Order::c};
+}
+
+/// This rank's part reduced on its device: the reducer (which reads results back; none for
+/// --exact) and the results' bytes, as the kernels write them. With the rows split, a value's index (a map's
 /// i, argmin's and argmax's) counts from the part's first row in the whole axis, as one
 /// device's does.
 struct PartResults {
@@ -83,8 +101,8 @@ PartResults reduce_part(const SelectedDevice& device, const Options& options,
         queue.context, queue.device,
         recipe_for(options, query_report(device.device), Finish::passes));
     const auto count = part.blocks * part.rows * layout.inner;
-    const HostValues drawn = file ? HostValues{} : random_slice(options, {part.first, count});
-    const ValuesView values = file ? file->values().part(part.first, count) : ValuesView(drawn);
+    HostValues drawn;
+    const auto values = part_values(options, file, layout, part, drawn);
     const auto size = info(options.type).size;
     // OpenCL has no buffer of 0 bytes: an empty part takes one of a value.
     const cl::Buffer input(queue.context, CL_MEM_READ_ONLY,
@@ -95,13 +113,50 @@ PartResults reduce_part(const SelectedDevice& device, const Options& options,
     const auto result_size = done.reducer->accumulator_size();
     const cl::Buffer output(queue.context, CL_MEM_READ_WRITE,
                             std::max<std::uint64_t>(1, results) * result_size);
-    const Shape shape{{part.blocks, part.rows, layout.inner}, Order::c};
-    done.reducer->enqueue_reduce_axes(queue.queue, input, 0, shape, {1}, output, 0, {}, nullptr,
-                                      part.split_rows ? part.first_row : 0);
+    done.reducer->enqueue_reduce_axes(queue.queue, input, 0, part_shape(layout, part), {1}, output,
+                                      0, {}, nullptr, part.split_rows ? part.first_row : 0);
     done.bytes.resize(results * result_size);
     if (results > 0)
         queue.queue.enqueueReadBuffer(output, CL_TRUE, 0, done.bytes.size(), done.bytes.data());
     return done;
+}
+
+/// --exact: this rank's part as each of its results' exact accumulator row
+/// (ExactSum::enqueue_run_rows(), row_width() cl_long entries a result, as bytes), over the
+/// values of each result gathered side by side first; no reducer. A result's rows from the
+/// ranks that split its values add up to the whole result's row.
+PartResults exact_rows_of_part(const SelectedDevice& device, const Options& options,
+                               const std::optional<InputFile>& file, const AxisLayout& layout,
+                               const RankPart& part) {
+    const DeviceQueue queue(device.device);
+    ExactSum exact_sum(queue.context, queue.device, options.type, options.work_group_size);
+    HostValues drawn;
+    const auto runs = gather_along_axes(part_values(options, file, layout, part, drawn),
+                                        part_shape(layout, part), {1});
+    const auto input = upload_runs(queue.context, runs, info(options.type).size);
+    const auto rows = exact_sum.enqueue_run_rows(queue.queue, input, 0, runs.length, runs.results);
+    PartResults done;
+    done.bytes.resize(runs.results * ExactAccumulator::row_width(options.type) * sizeof(cl_long));
+    if (!done.bytes.empty())
+        queue.queue.enqueueReadBuffer(rows, CL_TRUE, 0, done.bytes.size(), done.bytes.data());
+    return done;
+}
+
+/// The exact sums that `rows` (a row a result, as exact_rows_of_part() gives them, all ranks'
+/// added) hold, each rounded once on the host.
+SegmentedResult rounded_rows(const Options& options, const AxisLayout& layout,
+                             const std::vector<unsigned char>& rows) {
+    SegmentedResult result;
+    result.shape = layout.result;
+    std::vector<cl_long> row(ExactAccumulator::row_width(options.type));
+    const auto row_bytes = row.size() * sizeof(cl_long);
+    for (std::uint64_t k = 0; k < layout.results(); ++k) {
+        std::memcpy(row.data(), rows.data() + k * row_bytes, row_bytes);
+        ExactAccumulator sum(options.type);
+        sum.add_row(row.data());
+        result.values.push_back(sum.rounded());
+    }
+    return result;
 }
 
 /// A user's op has no host twin: the ranks' partial arrays (`ranks` x `inner` accumulators,
@@ -159,20 +214,32 @@ int axes_across_ranks(const Options& options, const std::optional<InputFile>& fi
     AxisLayout layout;
     RankPart part;
     PartResults mine;
+    cl::Device device;
     agree.stage([&] {
         if (options.benchmark)
             throw Failure(ExitCode::usage, "clreduce-mpi --axis runs once: no --iterations");
+        if (options.exact)
+            refuse_inexact_op(options);
         shape = array_shape(options, file ? std::optional(file->shape()) : std::nullopt);
         layout = layout_of(shape, options, file.has_value());
         part = part_of(layout, world.ranks, world.rank);
-        if (part.results(layout) > INT_MAX)
+        const auto entries =
+            part.results(layout) * (options.exact ? ExactAccumulator::row_width(options.type) : 1);
+        if (entries > INT_MAX)
             throw Failure(ExitCode::unsupported,
                           "clreduce-mpi --axis: " + std::to_string(part.results(layout)) +
                               " results on one rank, more than MPI counts");
-        mine = reduce_part(device_of_rank(options.triplet, node_rank), options, file, layout, part);
+        const auto selected = device_of_rank(options.triplet, node_rank);
+        device = selected.device;
+        mine = options.exact ? exact_rows_of_part(selected, options, file, layout, part)
+                             : reduce_part(selected, options, file, layout, part);
     });
-    const Combiner combiner(accumulator_of(options), options.op);
-    const auto count = static_cast<int>(part.results(layout));
+    // --exact: the results' rows, which add up as integers (MPI_SUM) where the ranks split the
+    // rows; else the results as the kernels write them.
+    const Combiner combiner(options.exact ? DataType::int64 : accumulator_of(options),
+                            options.exact ? Op::sum : options.op);
+    const auto count = static_cast<int>(options.exact ? mine.bytes.size() / sizeof(cl_long)
+                                                      : part.results(layout));
     // The rows split, the ranks' partial arrays combine element-wise: by MPI_Reduce with the
     // op's host twin, or for a user's op gathered and combined on rank 0's device.
     const bool on_device = options.op == Op::custom;
@@ -186,15 +253,19 @@ int axes_across_ranks(const Options& options, const std::optional<InputFile>& fi
     agree.stage([&] {
         if (world.rank != 0)
             return;
-        if (part.split_rows && on_device)
-            whole = combined_on_device(*mine.reducer, std::move(whole), world.ranks, layout.inner);
         SegmentedResult result;
-        result.shape = layout.result;
-        mine.reducer->append_results(result, whole.data(), layout.results());
+        if (options.exact) {
+            result = rounded_rows(options, layout, whole);
+        } else {
+            if (part.split_rows && on_device)
+                whole =
+                    combined_on_device(*mine.reducer, std::move(whole), world.ranks, layout.inner);
+            result.shape = layout.result;
+            mine.reducer->append_results(result, whole.data(), layout.results());
+        }
         const HostValues drawn = file ? HostValues{} : random_slice(options, {0, options.length});
         const ValuesView values = file ? file->values() : ValuesView(drawn);
-        refuse_wrong(options, result,
-                     axis_references_of(options, mine.reducer->device(), values, shape),
+        refuse_wrong(options, result, axis_references_of(options, device, values, shape),
                      layout.length, values.origin);
         if (!options.output.empty())
             write_npy(options.output, options, result);

@@ -57,8 +57,6 @@ void refuse_options_it_lacks(const Options& options) {
         refuse("--sweep");
     if (options.host_input)
         refuse("--host-input");
-    if (options.exact && !options.axes.empty())
-        refuse("--exact with --axis");
     if (options.max_buffer != 0)
         refuse("--max-buffer");
     if (!options.check) // rank 0's check of the combination rests on every slice's reference
@@ -166,10 +164,10 @@ int reduce_across_ranks(int argc, char* argv[], std::ostream& out) {
     std::optional<InputFile> file;
     agree.stage([&] { file = open_input(*options); }); // maps it: only the slice's pages are read
     require_same_run(*options, file, world.rank);
-    if (options->exact)
-        return exact_across_ranks(*options, file, agree, node_rank, out);
     if (!options->axes.empty())
         return axes_across_ranks(*options, file, agree, node_rank, out);
+    if (options->exact)
+        return exact_across_ranks(*options, file, agree, node_rank, out);
 
     std::optional<SliceReducer> slice;
     const auto part = [&] { return slice_of(options->length, world.ranks, world.rank); };
