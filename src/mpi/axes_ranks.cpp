@@ -84,8 +84,8 @@ Shape part_shape(const AxisLayout& layout, const RankPart& part) {
 }
 
 /// This rank's part reduced on its device: the reducer (which reads results back; none for
-/// --exact) and the results' bytes, as the kernels write them. With the rows split, a value's index (a map's
-/// i, argmin's and argmax's) counts from the part's first row in the whole axis, as one
+/// --exact) and the results' bytes, as the kernels write them. With the rows split, a value's index
+/// (a map's i, argmin's and argmax's) counts from the part's first row in the whole axis, as one
 /// device's does.
 struct PartResults {
     std::unique_ptr<SegmentedReducer> reducer;
