@@ -220,7 +220,8 @@ ExactSum::RunsPlan ExactSum::plan_runs(std::uint64_t run_length, std::uint64_t c
     }
     // Many short runs: a work-item each, with its own row in local memory.
     const auto row_bytes = ExactAccumulator::row_width(type_) * sizeof(cl_long);
-    auto items = fixed_work_group_size_ ? work_group_size_ : short_run_work_items;
+    auto items = fixed_work_group_size_ ? work_group_size_
+                                        : std::min(short_run_work_items, work_group_size_);
     while (items > 1 && items * row_bytes > local_memory_ / 2) // half: the rest is the runtime's
         items /= 2;
     if (run_length <= largest_short_run && count >= items * work_groups_) {
