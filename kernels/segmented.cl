@@ -12,6 +12,8 @@
 //   reduce_columns    segments whose values lie `columns` apart (a reduced leading axis): each
 //                     work-item owns a column, so that neighbouring work-items read neighbouring
 //                     values; narrow matrices put several rows in one work-group's reads.
+//   reduce_vector_rows  narrow rows on GPUs: a work-item a row, the tile's rows read as
+//                     vectors side by side, their parts meeting in local memory.
 //   ..._batched       the two where a work-item reduces a whole narrow row or column a tile:
 //                     several tiles at once.
 //   reduce_column_strips  few rows of many columns on GPUs: each work-item owns a strip of
@@ -124,6 +126,62 @@ kernel void reduce_segments(global const input_t* in, ulong first, ulong index_b
             out[first_out + team] = value;
     }
 }
+
+#if !defined(REDUCE_INDEXING)
+// The partial of one vector of a row: its n = REDUCE_VALUES_PER_LOAD values (vector v of the
+// buffer) mapped, their index counted from the row's first value, in[row_first], as
+// index_base, and reduced to one accumulator.
+accum_t fold_vector(global const input_t* in, ulong v, ulong row_first, ulong index_base) {
+    return REDUCE_COMBINE_LANES(op, read4(in, v, row_first, index_base));
+}
+
+// reduce_segments for narrow uniform rows on GPUs (rows of `parts` vectors, a power of two
+// that divides the work-group size, each at a multiple of n values: `first` and `uniform`
+// multiples of n), a work-item a row, one chunk; the same arguments (`width` 1, `offsets`
+// unread). A team reading a row a value per work-item read only 16 to 64 bytes of each row a
+// load, on rows of 16 to 64 values; here a tile is get_local_size(0) rows, and work-item l
+// reads the tile's vectors l, l + size, ...: every load of a warp reads neighbouring vectors,
+// whole rows. So work-item l reads vector l % parts of rows l / parts, l / parts + size /
+// parts, ...: its partials are of different rows, and meet the other parts' in local memory,
+// where work-item l then reduces row l's. `scratch` holds two tiles' partials, used in turn:
+// a work-item past the next tile's barrier knows that all have read the tile before, so one
+// barrier a tile does.
+kernel void reduce_vector_rows(global const input_t* in, ulong first, ulong index_base,
+                               global const ulong* offsets, ulong uniform, ulong segments,
+                               uint width, ulong chunks, ulong tiles, uint tiles_per_group,
+                               global accum_t* out, ulong first_out, local accum_t* scratch) {
+    const uint size = get_local_size(0);
+    const uint lid = get_local_id(0);
+    const uint parts = (uint)(uniform / REDUCE_VALUES_PER_LOAD);
+    const uint part = lid % parts;
+    const uint rows_a_load = size / parts; // rows the work-group's load of a vector each reads
+    // A row's partials `pitch` apart, an odd number: the work-items of a warp reading each
+    // its row's partials meet in no bank.
+    const uint pitch = parts | 1;
+    const ulong first_vector = first / REDUCE_VALUES_PER_LOAD;
+    ulong tile, last;
+    group_tiles(tiles, tiles_per_group, &tile, &last);
+    for (uint turn = 0; tile < last; ++tile, turn ^= 1) {
+        local accum_t* partials = scratch + turn * size * pitch;
+        const ulong tile_row = tile * size;
+        for (uint k = 0; k < parts; ++k) {
+            const uint row = k * rows_a_load + lid / parts; // in the tile
+            accum_t value = identity();
+            if (tile_row + row < segments)
+                value = fold_vector(in, first_vector + (tile_row + row) * parts + part,
+                                    first + (tile_row + row) * uniform, index_base);
+            partials[row * pitch + part] = value;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (tile_row + lid < segments) {
+            accum_t value = partials[lid * pitch];
+            for (uint p = 1; p < parts; ++p)
+                value = op(value, partials[lid * pitch + p]);
+            out[first_out + tile_row + lid] = value;
+        }
+    }
+}
+#endif
 
 // Block o holds `rows` rows of `columns` values: value r of column k is at
 // first + (o * rows + r) * columns + k. A tile covers `width` neighbouring columns (all of them

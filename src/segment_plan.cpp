@@ -242,7 +242,50 @@ void strip_columns(SegmentPass& pass, const SegmentDevice& device) {
     spread_tiles(pass, tiles, device);
 }
 
+/// Rows of 4- and 8-byte values (4 a load) of fewer loads than this keep their plan, a
+/// work-item a row: read as vectors, rows of 4 and 8 floats took 1 to 3% longer on the H100.
+constexpr std::uint64_t fewest_loads_of_wide_values = 4;
+
+/// Narrow uniform rows, whole (GPUs): where a row is a power of two of aligned vector loads,
+/// fewer than the device's vector_loads_below and no more than a work-group's work-items,
+/// reduce_vector_rows reads the rows of a tile side by side as vectors, a work-item a row, in
+/// work-groups of the device's team_group_size; their partials, two tiles' worth, must fit in
+/// local memory. Measured on the H100 (docs/axes.md), R x C = 2^28: rows of 16 to 64 floats
+/// took 0.88 to 0.97 times as long as in teams, rows of 16 to 256 bytes 0.42 to 0.61 times,
+/// of 8 to 128 int16 0.62 to 0.90 times, of 16 to 64 doubles 0.79 to 0.84 times; teams read
+/// each row a value per work-item, 1 to 8 bytes a load. Rows of 32 loads took longer.
+void read_rows_as_vectors(SegmentPass& pass, const SegmentDevice& device, std::uint64_t first) {
+    const auto n = device.values_per_load;
+    if (n == 0 || pass.kernel != SegmentKernel::rows || pass.chunks != 1 || first % n != 0 ||
+        pass.length % n != 0 || pass.length == 0)
+        return;
+    const auto loads = pass.length / n;
+    const auto size = std::min<std::uint64_t>(device.work_group_size,
+                                              std::max<std::uint64_t>(1, device.team_group_size));
+    if (loads >= device.vector_loads_below || loads > size || (loads & (loads - 1)) != 0 ||
+        (n == 4 && loads < fewest_loads_of_wide_values))
+        return;
+    auto vectors = pass;
+    vectors.vectors = static_cast<std::uint32_t>(loads);
+    vectors.width = 1;
+    vectors.batch = 1;
+    vectors.work_group_size = size;
+    if (scratch_bytes(vectors, 1) > device.local_accumulators)
+        return;
+    auto smaller = device;
+    smaller.launched_work_groups *= device.work_group_size / size;
+    spread_tiles(vectors, divide_up(pass.blocks, size), smaller);
+    pass = vectors;
+}
+
 } // namespace
+
+std::size_t scratch_bytes(const SegmentPass& pass, std::size_t accumulator_size) {
+    if (pass.vectors == 0)
+        return pass.work_group_size * accumulator_size;
+    // reduce_vector_rows: two tiles of a row a work-item, a row's partials an odd pitch apart.
+    return 2 * pass.work_group_size * (pass.vectors | 1u) * accumulator_size;
+}
 
 SegmentDevice segment_device(std::size_t work_group_size, std::uint64_t compute_units, bool cpu,
                              const SegmentTuning& tuning) {
@@ -277,6 +320,7 @@ SegmentDevice segment_device(std::size_t work_group_size, std::uint64_t compute_
     // rows are not in teams.
     device.team_group_size = or_default(tuning.team_group_size, cpu ? 1 : 64);
     device.team_group_rows = or_default(tuning.team_group_rows, 128);
+    device.vector_loads_below = or_default(tuning.vector_loads_below, cpu ? 1 : 17);
     // Strips measured faster on the H100 up to 1024 rows, the most a column of 2^28 values
     // read whole had; a CPU's work-item streams its column alone, not measured in strips.
     device.strip_rows_below = or_default(tuning.strip_rows_below, cpu ? 1 : 2048);
@@ -415,13 +459,15 @@ std::uint64_t SegmentPass::outputs() const {
     return (kernel == SegmentKernel::rows ? blocks : blocks * columns) * chunks;
 }
 
-std::vector<SegmentPass> plan_axis(const AxisLayout& layout, const SegmentDevice& device) {
+std::vector<SegmentPass> plan_axis(const AxisLayout& layout, const SegmentDevice& device,
+                                   std::uint64_t first_value) {
     if (layout.results() == 0)
         return {};
     auto first = first_axis_pass(layout, device);
     strip_columns(first, device);
     shrink_groups(first, device);
     batch_narrow(first, device);
+    read_rows_as_vectors(first, device, first_value);
     if (first.chunks == 1)
         return {first};
     auto second =
@@ -461,7 +507,10 @@ std::string describe(const std::vector<SegmentPass>& passes) {
     std::ostringstream text;
     for (const auto& pass : passes) {
         text << name_of(pass.kernel) << ": ";
-        if (pass.kernel == SegmentKernel::rows)
+        if (pass.vectors > 0)
+            text << pass.blocks << " segments of " << pass.length << ", a work-item each, read as "
+                 << pass.vectors << (pass.vectors == 1 ? " vector" : " vectors") << " side by side";
+        else if (pass.kernel == SegmentKernel::rows)
             text << pass.blocks << " segments of " << pass.length << ", " << pass.width
                  << " work-items each";
         else

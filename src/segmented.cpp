@@ -37,14 +37,21 @@ SegmentDevice launch_shape(const DeviceReport& report, const Policy& policy,
     if (policy.recipe.work_group_size != 0)
         bound = std::min(bound, policy.recipe.work_group_size);
     for (const auto& kernel : kernels)
-        bound = std::min(bound, kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device));
+        if (kernel()) // not every build has every kernel
+            bound = std::min(bound, kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device));
     bound = std::min<std::uint64_t>(bound, report.local_memory /
                                                partial_size(policy.recipe.op, policy.accumulator));
     std::size_t size = 1;
     while (size * 2 <= bound)
         size *= 2;
-    return segment_device(size, report.compute_units, (report.type & CL_DEVICE_TYPE_CPU) != 0,
-                          tuning);
+    auto shape =
+        segment_device(size, report.compute_units, (report.type & CL_DEVICE_TYPE_CPU) != 0, tuning);
+    // argmin's and argmax's values are read as leads, which reduce_vector_rows does not.
+    if (!info(policy.recipe.op).indexed)
+        shape.values_per_load = info(policy.recipe.type).values_per_load();
+    shape.local_accumulators =
+        report.local_memory / partial_size(policy.recipe.op, policy.accumulator);
+    return shape;
 }
 
 } // namespace
@@ -59,32 +66,36 @@ SegmentedReducer::SegmentedReducer(const cl::Context& context, const cl::Device&
     , device_(device)
     , report_(std::make_unique<DeviceReport>(query_report(device)))
     , policy_(std::make_unique<Policy>(policy_for(*report_, recipe))) {
-    const auto kernels_of = [&](const std::string& source, const std::string& options) {
+    const auto kernels_of = [&](const std::string& source, const std::string& options,
+                                bool vector_rows) {
         const auto program = cached_program(context_, device_, source, options);
-        return Kernels{program_kernel(device_, program, "reduce_segments"),
-                       program_kernel(device_, program, "reduce_columns"),
-                       program_kernel(device_, program, "reduce_segments_batched"),
-                       program_kernel(device_, program, "reduce_columns_batched"),
-                       program_kernel(device_, program, "reduce_column_strips"),
-                       policy_->contiguous_runs
-                           ? program_kernel(device_, program, "reduce_column_runs")
-                           : cl::Kernel()};
+        return Kernels{
+            program_kernel(device_, program, "reduce_segments"),
+            program_kernel(device_, program, "reduce_columns"),
+            program_kernel(device_, program, "reduce_segments_batched"),
+            program_kernel(device_, program, "reduce_columns_batched"),
+            program_kernel(device_, program, "reduce_column_strips"),
+            policy_->contiguous_runs ? program_kernel(device_, program, "reduce_column_runs")
+                                     : cl::Kernel(),
+            vector_rows ? program_kernel(device_, program, "reduce_vector_rows") : cl::Kernel()};
     };
+    // Only the values' first pass reads rows as vectors; not argmin's or argmax's (leads).
     values_kernels_ =
         kernels_of(segmented_source(*policy_, recipe.type, recipe.user, Reads::values),
-                   policy_->build_options);
+                   policy_->build_options, !info(recipe.op).indexed);
     auto partials_user = recipe.user; // partials were mapped by the first pass
     partials_user.map.clear();
     partials_kernels_ =
         kernels_of(segmented_source(*policy_, policy_->accumulator, partials_user, Reads::partials),
-                   policy_->partials_build_options);
-    device_shape_ = std::make_unique<SegmentDevice>(launch_shape(
-        *report_, *policy_,
-        {values_kernels_.rows, values_kernels_.columns, values_kernels_.rows_batched,
-         values_kernels_.columns_batched, values_kernels_.column_strips, partials_kernels_.rows,
-         partials_kernels_.columns, partials_kernels_.rows_batched,
-         partials_kernels_.columns_batched, partials_kernels_.column_strips},
-        device_, tuning));
+                   policy_->partials_build_options, false);
+    device_shape_ = std::make_unique<SegmentDevice>(
+        launch_shape(*report_, *policy_,
+                     {values_kernels_.rows, values_kernels_.columns, values_kernels_.rows_batched,
+                      values_kernels_.columns_batched, values_kernels_.column_strips,
+                      partials_kernels_.rows, partials_kernels_.columns,
+                      partials_kernels_.rows_batched, partials_kernels_.columns_batched,
+                      partials_kernels_.column_strips, values_kernels_.vector_rows},
+                     device_, tuning));
 } catch (const cl::Error& error) {
     throw Error(error);
 }
@@ -107,8 +118,9 @@ const SegmentDevice& SegmentedReducer::device_shape() const {
     return *device_shape_;
 }
 
-std::vector<SegmentPass> SegmentedReducer::plan(const AxisLayout& layout) const {
-    return plan_axis(layout, *device_shape_);
+std::vector<SegmentPass> SegmentedReducer::plan(const AxisLayout& layout,
+                                                std::uint64_t first) const {
+    return plan_axis(layout, *device_shape_, first);
 }
 
 void SegmentedReducer::require_holds(const cl::Buffer& buffer, std::uint64_t first,
@@ -127,15 +139,16 @@ void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const Segment
                                     const cl::Buffer& out, std::uint64_t first_out,
                                     const std::vector<cl::Event>& wait, cl::Event& event) {
     auto& kernels = in.partials ? partials_kernels_ : values_kernels_;
-    const auto scratch = cl::Local(pass.work_group_size * accumulator_size());
+    const auto scratch = cl::Local(scratch_bytes(pass, accumulator_size()));
     const bool rows = pass.kernel == SegmentKernel::rows;
     const bool runs = pass.kernel == SegmentKernel::column_runs;
     const bool batched = pass.batch > 1;
-    cl::Kernel kernel = runs             ? kernels.column_runs
-                        : rows           ? (batched ? kernels.rows_batched : kernels.rows)
-                        : batched        ? kernels.columns_batched
-                        : pass.strip > 1 ? kernels.column_strips
-                                         : kernels.columns;
+    cl::Kernel kernel = runs               ? kernels.column_runs
+                        : pass.vectors > 0 ? kernels.vector_rows
+                        : rows             ? (batched ? kernels.rows_batched : kernels.rows)
+                        : batched          ? kernels.columns_batched
+                        : pass.strip > 1   ? kernels.column_strips
+                                           : kernels.columns;
     // Where the kernels read, the shape each reads, then the arguments all take: how the
     // work is cut, where the results go; the team kernels' local memory last. Uniform rows
     // still pass a buffer where the offsets go; the kernel does not read it.
@@ -160,7 +173,11 @@ void SegmentedReducer::enqueue_step(const cl::CommandQueue& queue, const AxisLay
                                     const Source& in, const cl::Buffer& out,
                                     std::uint64_t first_out, const std::vector<cl::Event>& wait,
                                     std::vector<cl::Event>& launched) {
-    enqueue_passes(queue, plan(layout), in, nullptr, out, first_out, wait, launched);
+    auto device = *device_shape_;
+    if (in.partials) // only values are read as vectors (values_kernels_.vector_rows)
+        device.values_per_load = 0;
+    enqueue_passes(queue, plan_axis(layout, device, in.first), in, nullptr, out, first_out, wait,
+                   launched);
 }
 
 void SegmentedReducer::enqueue_passes(const cl::CommandQueue& queue,

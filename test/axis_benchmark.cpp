@@ -3,11 +3,14 @@
 // reduced along each axis, int32 and float sums, on the first device of the type.
 //
 //   axis_benchmark [gpu|cpu] [log2 values] [runs]
-//                  [sweep|quick|narrow|strips|csr|csr-sweep|ceiling]  (default: gpu 28 10)
+//                  [sweep|quick|narrow|vectors|vectors-looping|strips|csr|csr-sweep|ceiling]
+//                  (default: gpu 28 10)
 //
 // With `sweep`, every tuning (SegmentTuning) is timed where it changes the plan, with `quick`,
-// `narrow` or `strips` (columns of few rows: a column or a strip of columns a work-item) a few,
-// else the defaults only. CSV on stdout:
+// `narrow`, `vectors` (narrow rows read as vectors or in teams) or `strips` (columns of few
+// rows: a column or a strip of columns a work-item) a few, else the defaults only;
+// `vectors-looping` times instead of the defaults rows read as vectors by work-groups that
+// loop over tiles (a check of their local memory's turns under Oclgrind). CSV on stdout:
 // type,axis,columns,team,chunk,units,column,launched,batched,strip,contiguous,run,plan,min_us,
 // median_us,gbps,stream_us,percent (0 for a tunable: its default). Every int32 result is checked
 // (the matrix holds ones: a row sums to C, a column to R); a wrong one exits 1. Speed is judged on
@@ -310,6 +313,13 @@ SegmentTuning gpu_plan() {
 /// varies only the work-groups a launch holds and tries one work-item per row.
 std::vector<SegmentTuning> tunings(const std::string& mode) {
     constexpr std::uint64_t none = std::uint64_t{1} << 40; // no loop over tiles; rows of one
+    if (mode == "vectors-looping") { // for Oclgrind: rows read as vectors, looping over tiles
+        auto looping = gpu_plan();
+        looping.vector_loads_below = 17;
+        looping.team_group_size = 64;
+        looping.launched_groups_per_unit = 1;
+        return {looping};
+    }
     std::vector<SegmentTuning> all{{}};
     if (mode == "quick") {
         for (const std::uint64_t launched : {std::uint64_t{1}, std::uint64_t{16}, none})
@@ -337,6 +347,19 @@ std::vector<SegmentTuning> tunings(const std::string& mode) {
         for (const std::uint64_t team : {16, 32}) {
             auto tuning = gpu_plan();
             tuning.values_per_team_item = team;
+            all.push_back(tuning);
+        }
+    }
+    // vectors: narrow rows in teams, not read as vectors (1), and read so in work-groups of 64,
+    // 128 and 256
+    if (mode == "sweep" || mode == "vectors") {
+        auto teams = gpu_plan();
+        teams.vector_loads_below = 1;
+        all.push_back(teams);
+        for (const std::uint64_t size : {64, 128, 256}) {
+            auto tuning = gpu_plan();
+            tuning.team_group_size = size;
+            tuning.vector_loads_below = 17;
             all.push_back(tuning);
         }
     }

@@ -288,3 +288,48 @@ TEST_CASE("few long CSR segments are cut in the chunks that fill the device", "[
     CHECK(plan_csr(5000, 1 << 28, gpu()).size() == 1); // enough to fill the device whole
     CHECK(plan_csr(100, 1000, gpu()).size() == 1);     // short: teams of a few work-items
 }
+
+TEST_CASE("narrow rows of aligned loads are read as vectors on GPUs, where their partials fit",
+          "[segment_plan]") {
+    auto device = gpu();
+    device.local_accumulators = 12288; // 48 KiB of 4-byte accumulators
+    const auto first_pass = [&](std::uint64_t columns, std::uint64_t first = 0) {
+        return plan_axis(axis_layout(Shape{{(1 << 24) / columns, columns}}, {1}), device, first)[0];
+    };
+    SECTION("4-byte values, 4 a load: rows of 4 to 16 loads") {
+        device.values_per_load = 4;
+        CHECK(first_pass(32).vectors == 8);
+        CHECK(first_pass(32).width == 1);
+        CHECK(first_pass(32).work_group_size == 64);
+        CHECK(first_pass(32).tiles == (1 << 19) / 64);
+        CHECK(first_pass(16).vectors == 4);
+        CHECK(first_pass(64).vectors == 16);
+        CHECK(first_pass(8).vectors == 0);     // rows of 4 and 8 as before: a work-item a row
+        CHECK(first_pass(128).vectors == 0);   // 32 loads: in teams
+        CHECK(first_pass(48).vectors == 0);    // 12 loads, not a power of two
+        CHECK(first_pass(32, 2).vectors == 0); // not from a multiple of a load
+        CHECK(first_pass(32, 8).vectors == 8);
+        CHECK(describe({first_pass(32)}) ==
+              "rows: 524288 segments of 32, a work-item each, read as 8 vectors side by side, 1 "
+              "chunk, 8192 work-groups of 64\n");
+    }
+    SECTION("1-byte values, 16 a load: rows of 1 load on") {
+        device.values_per_load = 16;
+        CHECK(first_pass(16).vectors == 1);
+        CHECK(first_pass(256).vectors == 16);
+    }
+    SECTION("none where the partials do not fit, or for argmin's and argmax's values") {
+        device.values_per_load = 4;
+        device.local_accumulators = 2 * 64 * 17 - 1;
+        CHECK(first_pass(64).vectors == 0);
+        CHECK(first_pass(32).vectors == 8);
+        device.values_per_load = 0;
+        CHECK(first_pass(32).vectors == 0);
+    }
+    SECTION("not on CPUs, unless tuned") {
+        auto cpu = segment_device(256, 16, true);
+        cpu.values_per_load = 4;
+        cpu.local_accumulators = 12288;
+        CHECK(plan_axis(axis_layout(Shape{{1 << 19, 32}}, {1}), cpu)[0].vectors == 0);
+    }
+}

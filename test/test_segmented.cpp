@@ -84,6 +84,7 @@ std::vector<AxisCase> telling_axis_cases() {
     add({64, 4099}, {1});
     add({200, 45}, {1});  // rows in teams of 4 work-items (on a CPU of 2 cores or more too)
     add({150, 17}, {-1}); // teams of 2, a work-item's share one value longer than its neighbour's
+    add({100, 64}, {1});  // rows of aligned loads, read as vectors where tuned so
     add({61, 4099}, {0});
     add({7, 13, 17}, {1});
     add({3, 2, 300}, {1}); // columns of 2 rows in blocks, the last tile of each part-full
@@ -167,7 +168,9 @@ TEST_CASE("every op and type reduces along axes, in work-groups that loop over t
     SegmentTuning small_groups = looping;  // rows in teams (8 values a work-item, as a GPU's),
     small_groups.values_per_team_item = 8; // in work-groups of 8 (a GPU's 64)
     small_groups.team_group_size = 8;
-    SegmentTuning runs = looping; // a CPU's contiguous runs: uneven strips split, looping
+    SegmentTuning vectors = small_groups; // narrow rows read as vectors (a GPU's), in
+    vectors.vector_loads_below = 17;      // work-groups of 8: rows of up to 8 loads
+    SegmentTuning runs = looping;         // a CPU's contiguous runs: uneven strips split, looping
     runs.contiguous_items = 0;
     runs.column_run = 7;
     for (const auto& combination : every_op_and_type()) {
@@ -195,6 +198,18 @@ TEST_CASE("every op and type reduces along axes, in work-groups that loop over t
                   8);
             check_axes(small_reducer, *combination.target, combination.recipe, {{3, 500, 40}}, {2});
             check_axes(small_reducer, *combination.target, combination.recipe, {{1031, 37}}, {1});
+            SegmentedReducer vector_reducer(queue.context, queue.device, combination.recipe,
+                                            vectors);
+            // Rows of 1 to 8 loads of every type (4 to 128 values), a tile's last rows missing,
+            // and rows of 40 values, which are not a power of two of loads, in teams.
+            const bool leads = info(combination.recipe.op).indexed; // argmin's, argmax's values
+            CHECK(vector_reducer.plan(axis_layout(Shape{{1031, 32}}, {1}))[0].vectors ==
+                  (leads ? 0 : 32 / info(combination.recipe.type).values_per_load()));
+            for (const std::uint64_t columns : {4, 8, 16, 32, 64, 128, 40})
+                check_axes(vector_reducer, *combination.target, combination.recipe,
+                           {{1031, columns}}, {1});
+            check_axes(vector_reducer, *combination.target, combination.recipe, {{3, 5, 8, 8}},
+                       {2, 3});
             SegmentedReducer runs_reducer(queue.context, queue.device, combination.recipe, runs);
             check_axes(runs_reducer, *combination.target, combination.recipe, {{3, 500, 40}}, {1});
             check_axes(runs_reducer, *combination.target, combination.recipe, {{2, 30011}}, {1});
@@ -241,7 +256,9 @@ TEST_CASE("a user's op and map along axes: each result's values in index order, 
             SegmentTuning strips; // strips of columns wherever they fit (a GPU's, not a CPU's)
             strips.strip_rows_below = std::uint64_t{1} << 40;
             strips.fewest_strip_tiles = 1;
-            strips.contiguous_items = 1; // a CPU planned as a GPU
+            strips.contiguous_items = 1;    // a CPU planned as a GPU
+            strips.vector_loads_below = 17; // and rows read as vectors (of 64 int8: 4 loads)
+            strips.team_group_size = 8;
             SegmentedReducer reducer(target.queue.context, target.queue.device, recipe, strips);
             auto every_case = telling_axis_cases();
             for (auto& apart : apart_axis_cases())
@@ -456,6 +473,42 @@ TEST_CASE("strips of columns read and write values that are not aligned one at a
                                                      axis_layout(shape, {0})));
                 }
         }
+}
+
+TEST_CASE("rows are read as vectors only from a value at a multiple of a load", "[segmented]") {
+    // A user's map of the index, i along the row, so that a row read from the wrong place or
+    // counted from the wrong value fails: sum(x * i) per row of int32, in int64.
+    Recipe recipe;
+    recipe.op = Op::custom;
+    recipe.user = {"a + b", "0", "(accum_t)x * (accum_t)i"};
+    recipe.accumulate = DataType::int64;
+    SegmentTuning vectors;
+    vectors.vector_loads_below = 17;
+    vectors.team_group_size = 8;
+    vectors.contiguous_items = 1; // a CPU planned as a GPU
+    const Shape shape{{301, 16}};
+    const auto layout = axis_layout(shape, {1});
+    for (auto& target : devices_under_test()) {
+        const auto& queue = target.queue;
+        SegmentedReducer reducer(queue.context, queue.device, recipe, vectors);
+        const auto values = random_values(DataType::int32, Op::sum, shape.values() + 5, 6);
+        const auto& x = std::get<std::vector<std::int32_t>>(values);
+        const auto input = upload(queue, values);
+        const cl::Buffer results(queue.context, CL_MEM_READ_WRITE, 301 * sizeof(cl_long));
+        for (const std::uint64_t first : {0, 1, 4, 5}) {
+            INFO("device '" << target.report.name << "', first value " << first);
+            CHECK((reducer.plan(layout, first)[0].vectors > 0) == (first % 4 == 0));
+            reducer.enqueue_reduce_axes(queue.queue, input, first, shape, {1}, results, 0);
+            const auto found = read_results(queue, results, DataType::int64, 301);
+            for (std::size_t row = 0; row < 301; ++row) {
+                std::int64_t sum = 0;
+                for (std::int64_t i = 0; i < 16; ++i)
+                    sum += x[first + row * 16 + static_cast<std::size_t>(i)] * i;
+                if (!(found[row] == Scalar{static_cast<cl_long>(sum)}))
+                    FAIL("row " << row << " is " << to_string(found[row]) << ", expected " << sum);
+            }
+        }
+    }
 }
 
 namespace {

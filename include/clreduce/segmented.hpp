@@ -79,7 +79,8 @@ public:
     /// reduce `layout` (src/detail/).
     const Policy& policy() const;
     const SegmentDevice& device_shape() const;
-    std::vector<SegmentPass> plan(const AxisLayout& layout) const;
+    /// `first`: where the values begin in their buffer (some launches need them aligned).
+    std::vector<SegmentPass> plan(const AxisLayout& layout, std::uint64_t first = 0) const;
 
     /// Enqueues the reduction of the array `shape` (of the recipe's type, from value `first`
     /// of `input` on) along `axes` (negative: from the end), after `wait`, writing
@@ -191,6 +192,7 @@ private:
         cl::Kernel columns_batched;
         cl::Kernel column_strips; // few rows of many columns, a strip of columns a work-item
         cl::Kernel column_runs;   // CPUs only (REDUCE_CONTIGUOUS)
+        cl::Kernel vector_rows;   // narrow rows read as vectors; not for argmin's, argmax's values
     };
     Kernels values_kernels_;   // read the input's values
     Kernels partials_kernels_; // read partials (accumulators)

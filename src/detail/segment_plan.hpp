@@ -35,6 +35,7 @@ struct SegmentPass {
     std::uint32_t tiles_per_group = 1; // >1: a work-group loops over several
     std::uint32_t batch = 1; // >1: the batched kernel, a work-item reduces that many tiles at once
     std::uint32_t strip = 1; // >1: reduce_column_strips, a work-item owns that many columns
+    std::uint32_t vectors = 0;     // >0: reduce_vector_rows, each row that many vector loads
     std::uint64_t work_groups = 0; // tiles / tiles_per_group
     std::size_t work_group_size = 1;
     std::uint64_t outputs() const;
@@ -50,10 +51,11 @@ struct SegmentTuning {
     std::uint64_t batched_tiles = 0;            // 1: narrow rows and columns a tile at a time
     std::uint64_t strip_rows_below = 0;         // columns of fewer rows: column strips (1: never)
     std::uint64_t fewest_strip_tiles = 0;       // strips only where they make this many tiles
-    std::uint64_t contiguous_items = 0; // CPUs: a work-group's runs (1: none, the GPUs' plans)
-    std::uint64_t column_run = 0;       // CPUs: the most columns a work-item reduces
-    std::uint64_t team_group_size = 0;  // short rows in teams: work-groups of this size (1: none)
-    std::uint64_t team_group_rows = 0;  // ... rows of at most this many values
+    std::uint64_t contiguous_items = 0;   // CPUs: a work-group's runs (1: none, the GPUs' plans)
+    std::uint64_t column_run = 0;         // CPUs: the most columns a work-item reduces
+    std::uint64_t team_group_size = 0;    // short rows in teams: work-groups of this size (1: none)
+    std::uint64_t team_group_rows = 0;    // ... rows of at most this many values
+    std::uint64_t vector_loads_below = 0; // rows of fewer vector loads: read as vectors (1: never)
 };
 
 /// What the device allows and aims for.
@@ -76,6 +78,13 @@ struct SegmentDevice {
     std::uint64_t column_run = 4096;     // the most columns a work-item reduces in runs
     std::size_t team_group_size = 0;     // short rows in teams: work-groups of this size (0: all)
     std::uint64_t team_group_rows = 0;   // ... rows of at most this many values
+    // Narrow rows read as vectors (reduce_vector_rows): the values a load reads (0: never, as
+    // for argmin's and argmax's values, whose first pass reads them as leads), the rows of
+    // fewer loads than vector_loads_below that are, and the accumulators a work-group's local
+    // memory holds (their partials must fit).
+    std::uint64_t values_per_load = 0;
+    std::uint64_t vector_loads_below = 1;
+    std::uint64_t local_accumulators = 0;
     /// How many of a row's values each work-item of its team reads, of `segments` rows.
     std::uint64_t team_values(std::uint64_t length, std::uint64_t segments) const;
 };
@@ -86,7 +95,12 @@ SegmentDevice segment_device(std::size_t work_group_size, std::uint64_t compute_
 
 /// The launches that reduce `layout`: one, or two where a segment is split among
 /// work-groups (few long rows, few columns); the second reduces the partials as rows.
-std::vector<SegmentPass> plan_axis(const AxisLayout& layout, const SegmentDevice& device);
+/// `first`: where the values begin in their buffer (rows read as vectors must be aligned).
+std::vector<SegmentPass> plan_axis(const AxisLayout& layout, const SegmentDevice& device,
+                                   std::uint64_t first = 0);
+
+/// The bytes of local memory a launch of `pass` takes, of accumulators of `accumulator_size`.
+std::size_t scratch_bytes(const SegmentPass& pass, std::size_t accumulator_size);
 
 /// The launches that reduce `segments` CSR segments of `values` values in all (their lengths
 /// are on the device): teams sized for the mean length, one chunk each; or, where the segments
