@@ -8,7 +8,8 @@
 //                         reduces every partial to the result (--finish last-group).
 //
 // and reduce_in_order with combine_in_order, that check a user's op or map: the same
-// definitions applied in index order, block by block of values in a row.
+// definitions applied in index order, block by block of values in a row (reduce_runs_in_order:
+// many short runs at once, a work-item each).
 //
 // The values and the reduction are only declared here. The host passes three types:
 //   -D REDUCE_INPUT=<type>    how the input buffer stores a value (char ... double; half and
@@ -635,6 +636,21 @@ kernel void reduce_in_order(global const input_t* in, ulong first, ulong length,
     for (ulong i = begin; i < end; ++i)
         value = op(value, map(load(in, first + i), start + i));
     results[get_global_id(0)] = value;
+}
+
+// The check of many short runs at once (an axis reduction's results): work-item k folds run k,
+// values k * run ... k * run + run - 1, in index order, counting the index from the run's
+// first value, as reduce_in_order folds a block of one run alone; the identity then takes the
+// result as combine_in_order takes a block's.
+kernel void reduce_runs_in_order(global const input_t* in, ulong run, ulong count,
+                                 global accum_t* results) {
+    const ulong k = get_global_id(0);
+    if (k >= count)
+        return;
+    accum_t value = identity();
+    for (ulong i = 0; i < run; ++i)
+        value = op(value, map(load(in, k * run + i), i));
+    results[k] = op(identity(), value);
 }
 
 // The second launch: the `count` block results in order, on one work-item; with `go_on`, the

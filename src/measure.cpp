@@ -300,16 +300,20 @@ std::string reference_method(const Recipe& recipe) {
 
 namespace {
 
-/// Reducer::reduce_in_order() of `pieces`, as the reference.
-Reference in_order_reference(Reducer& reducer, const cl::CommandQueue& queue,
-                             const std::vector<Piece>& pieces) {
+/// A reduction in index order on the device (Reducer::reduce_in_order()), as the reference.
+Reference in_order_reference(const Reducer& reducer, const Reduction& in_order) {
     Reference reference;
-    const auto in_order = reducer.reduce_in_order(queue, pieces);
     reference.value = in_order.value;
     reference.index = in_order.index;
     reference.method = reference_method(reducer.policy().recipe);
     reference.in_order = true;
     return reference;
+}
+
+/// Reducer::reduce_in_order() of `pieces`, as the reference.
+Reference in_order_reference(Reducer& reducer, const cl::CommandQueue& queue,
+                             const std::vector<Piece>& pieces) {
+    return in_order_reference(reducer, reducer.reduce_in_order(queue, pieces));
 }
 
 /// `spans` of host memory, the whole input's from `start` on, as pieces of the reducer's
@@ -348,6 +352,32 @@ Reference reference_for(Reducer& reducer, const cl::CommandQueue& queue,
             pieces.empty() ? 0 : pieces.front().start,
             host_reduce(reducer.op(), values, values.length, reducer.accumulator(), *map));
     return in_order_reference(reducer, queue, pieces);
+}
+
+std::vector<Reference> in_order_axis_references(Reducer& reducer, const cl::CommandQueue& queue,
+                                                const ValuesView& values, const Shape& shape,
+                                                const std::vector<int>& axes) try {
+    const auto offsets = axis_offsets(shape, axes);
+    const auto run = offsets.reduced.size();
+    const auto count = offsets.results.size();
+    const auto size = info(values.type).size;
+    if (run > Reducer::in_order_block || run * count * size > reducer.report().largest_buffer)
+        return axis_references(values, shape, axes, [&](const ValuesView& segment) {
+            return reference_for(reducer, queue, {segment});
+        });
+    // Every result's values side by side, one run each, in one buffer and one launch: a
+    // buffer, two launches and a read a result took 53 s for 262144 rows of 64 on PoCL.
+    std::vector<unsigned char> runs(std::max<std::size_t>(1, run * count * size));
+    for (std::size_t k = 0; k < count; ++k)
+        gather_result(values, offsets, k, runs.data() + k * run * size);
+    const cl::Buffer input(reducer.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, runs.size(),
+                           runs.data());
+    std::vector<Reference> references;
+    for (const auto& reduction : reducer.reduce_runs_in_order(queue, input, run, count))
+        references.push_back(in_order_reference(reducer, reduction));
+    return references;
+} catch (const cl::Error& error) {
+    throw Error(error);
 }
 
 Reference reference_for(Reducer& reducer, const cl::CommandQueue& queue,

@@ -554,6 +554,33 @@ Reduction Reducer::reduce_in_order(const cl::CommandQueue& queue,
     throw Error(error);
 }
 
+std::vector<Reduction> Reducer::reduce_runs_in_order(const cl::CommandQueue& queue,
+                                                     const cl::Buffer& input, std::uint64_t run,
+                                                     std::uint64_t count) try {
+    if (run > in_order_block)
+        throw Error(Errc::invalid_argument, "reduce_runs_in_order: runs of " + std::to_string(run) +
+                                                " values, more than in_order_block (" +
+                                                std::to_string(in_order_block) + ")");
+    require_holds(input, 0, run * count, Reads::values, "input");
+    std::vector<Reduction> reductions;
+    if (count == 0)
+        return reductions;
+    cl::Kernel runs(program_, "reduce_runs_in_order");
+    const cl::Buffer results(context_, CL_MEM_READ_WRITE, count * accumulator_size());
+    runs.setArg(0, input);
+    runs.setArg(1, static_cast<cl_ulong>(run));
+    runs.setArg(2, static_cast<cl_ulong>(count));
+    runs.setArg(3, results);
+    queue.enqueueNDRangeKernel(runs, cl::NullRange, cl::NDRange(count), cl::NullRange);
+    std::vector<unsigned char> bytes(count * accumulator_size());
+    queue.enqueueReadBuffer(results, CL_TRUE, 0, bytes.size(), bytes.data());
+    for (std::uint64_t k = 0; k < count; ++k)
+        reductions.push_back(result_from_bytes(bytes.data() + k * accumulator_size()));
+    return reductions;
+} catch (const cl::Error& error) {
+    throw Error(error);
+}
+
 Reduction Reducer::reduce_results(const cl::CommandQueue& queue,
                                   const std::vector<Reduction>& results) try {
     const auto size = accumulator_size();

@@ -4,6 +4,7 @@
 
 #include "catch_compat.hpp"
 #include "clreduce/segmented.hpp"
+#include "detail/measure.hpp"
 #include "detail/reference.hpp"
 #include "device_targets.hpp"
 
@@ -509,6 +510,48 @@ TEST_CASE("rows are read as vectors only from a value at a multiple of a load", 
             }
         }
     }
+}
+
+TEST_CASE("the in-order check of an axis gives each result's own in-order fold, all at once",
+          "[segmented]") {
+    // A user's sum of x * i in int64 (exact), and argmax of a map of i (its index): the runs
+    // folded at once against each result's values folded alone (reduce_in_order()); rows,
+    // columns, and rows longer than in_order_block, which are folded alone.
+    Recipe custom;
+    custom.type = DataType::int8;
+    custom.op = Op::custom;
+    custom.user = {"a + b", "0", "(accum_t)x * (accum_t)i"};
+    custom.accumulate = DataType::int64;
+    Recipe argmax;
+    argmax.type = DataType::int32;
+    argmax.op = Op::argmax;
+    argmax.user.map = "x % 7 + (int)(i % 3)";
+    const AxisCase cases[] = {{Shape{{300, 64}}, {1}},
+                              {Shape{{64, 300}}, {0}},
+                              {Shape{{3, 5000}}, {1}},
+                              {Shape{{5, 3, 7}}, {1}}};
+    for (auto& target : devices_under_test())
+        for (const auto& recipe : {custom, argmax}) {
+            Reducer reducer(target.queue.context, target.queue.device, recipe);
+            for (const auto& [shape, axes] : cases) {
+                INFO("device '" << target.report.name << "', " << name_of(recipe.op)
+                                << ", shape of " << shape.extents.front() << " first, axis "
+                                << axes.front());
+                const auto values = random_values(recipe.type, Op::sum, shape.values(), 8);
+                const auto at_once =
+                    in_order_axis_references(reducer, target.queue.queue, values, shape, axes);
+                const auto alone =
+                    axis_references(values, shape, axes, [&](const ValuesView& segment) {
+                        return reference_for(reducer, target.queue.queue, {segment});
+                    });
+                REQUIRE(at_once.size() == alone.size());
+                for (std::size_t k = 0; k < alone.size(); ++k) {
+                    CHECK(at_once[k].in_order);
+                    CHECK(same_value(at_once[k].value, alone[k].value));
+                    CHECK(at_once[k].index == alone[k].index);
+                }
+            }
+        }
 }
 
 namespace {

@@ -208,6 +208,13 @@ public:
     Reduction reduce_in_order(const cl::CommandQueue& queue, const std::vector<Piece>& pieces);
     /// Values each work-item of reduce_in_order() folds in order.
     static constexpr std::uint64_t in_order_block = 4096;
+    /// reduce_in_order() of each of `count` runs of `run` values (at most in_order_block) of
+    /// `input`, side by side from value 0 on, at once: each run a work-item's (reduce.cl's
+    /// reduce_runs_in_order), its index counted from its first value. As reduce_in_order() of
+    /// each run alone gives, in one launch instead of two and a read a run. Blocking.
+    std::vector<Reduction> reduce_runs_in_order(const cl::CommandQueue& queue,
+                                                const cl::Buffer& input, std::uint64_t run,
+                                                std::uint64_t count);
 
     /// The results of reductions with this reducer's recipe (of shares of one input, on other
     /// devices or MPI ranks) combined by its op on the device, as a pass over partials combines

@@ -140,6 +140,14 @@ Reference reference_for(Reducer& reducer, const cl::CommandQueue& queue,
 Reference reference_for(Reducer& reducer, const cl::CommandQueue& queue,
                         const std::vector<ValuesView>& spans, std::uint64_t start = 0);
 
+/// The references of an axis reduction of `values` (of `shape`) along `axes` by `reducer`'s
+/// op and map in index order on the device: each result's values gathered side by side and
+/// reduced at once (Reducer::reduce_runs_in_order()) where they are runs of at most
+/// in_order_block values that fit one buffer, else each alone (reduce_in_order()).
+std::vector<Reference> in_order_axis_references(Reducer& reducer, const cl::CommandQueue& queue,
+                                                const ValuesView& values, const Shape& shape,
+                                                const std::vector<int>& axes);
+
 /// How reference_for() computes the reference for `recipe`: host_reduce_method(), or in index
 /// order on the device.
 std::string reference_method(const Recipe& recipe);

@@ -105,9 +105,7 @@ std::vector<Reference> axis_references_of(const Options& options, const cl::Devi
     DeviceQueue queues(device);
     Reducer reducer(queues.context, device,
                     recipe_for(options, query_report(device), Finish::passes));
-    return axis_references(values, shape, options.axes, [&](const ValuesView& segment) {
-        return reference_for(reducer, queues.queue, {segment});
-    });
+    return in_order_axis_references(reducer, queues.queue, values, shape, options.axes);
 }
 
 void refuse_wrong(const Options& options, const SegmentedResult& result,
