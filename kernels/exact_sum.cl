@@ -48,17 +48,21 @@
 #define DIGIT_BITS 32
 #define DIGIT_MASK 0xffffffffUL
 #define EXPANSION 3   // entries of a work-item's expansions (deposit() writes them out)
-#define FOLD_SLOTS 64 // work-items that hand their expansions over in one step of fold()
+#define FOLD_SLOTS 64 // work-items that hand every entry over in one step of fold_entries()
 
 // Mutation hooks: the steps that the test mutants (test/CMakeLists.txt) redefine, with -D or a
 // #define ahead of this file, to lose the last value of a work-item's run, the last
-// work-group's row, or the carries between limbs. A hook this file stopped using would leave its
-// mutant a working kernel, which the mutant tests then fail.
+// work-group's row, the entries that fold() leaves behind, or the carries between limbs. A hook
+// this file stopped using would leave its mutant a working kernel, which the mutant tests then
+// fail.
 #ifndef EXACT_IN_RUN
 #define EXACT_IN_RUN(i, end) ((i) < (end))
 #endif
 #ifndef EXACT_ADDS_ROW
 #define EXACT_ADDS_ROW(group) true
+#endif
+#ifndef EXACT_LEFT_BEHIND
+#define EXACT_LEFT_BEHIND(entry) (entry)
 #endif
 #ifndef EXACT_CARRY
 #define EXACT_CARRY(sum) ((sum) >> DIGIT_BITS) // arithmetic: a negative sum borrows
@@ -226,32 +230,62 @@ inline void add_values(LOADED4 values, doubleN* expansion, local long* digits) {
 #endif
 }
 
-/// Zeroes the work-group's row.
-void clear(local long* digits) {
+/// Zeroes the work-group's row, and fold()'s flag.
+void clear(local long* digits, local uint* deep) {
     for (size_t entry = get_local_id(0); entry < ROW_WIDTH; entry += get_local_size(0))
         digits[entry] = 0;
+    if (get_local_id(0) == 0)
+        *deep = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/// How many entries of each expansion fold() hands over: all of them where any work-item's
+/// later entries hold something, else only the first. Float values, and doubles with few
+/// bits, mostly leave the later entries zero, and handing those over was most of the fold's
+/// time (docs/exact-sums.md). `deep` is zero before the call.
+uint entries_to_hand(const doubleN* expansion, local uint* deep) {
+    if (any(expansion[1] != 0) || any(expansion[2] != 0))
+        atomic_or(deep, 1);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return *deep != 0 ? EXPANSION : 1;
 }
 
 /// Adds every work-item's expansions into work-item 0's, exactly (deposit() spills what they
 /// cannot hold), so that only those doubles (six or twelve) spill at the end instead of every
 /// work-item's adding to the same few limbs, atomics that then wait for each other. In each step
-/// the last work-items still holding expansions (FOLD_SLOTS at most) hand them over in
-/// `slots` to as many before them.
-void fold(doubleN* expansion, local long* digits, local doubleN* slots) {
+/// the last work-items still holding expansions hand their first `handed` entries over in
+/// `slots` (FOLD_SLOTS * EXPANSION entries) to as many before them. Called with a constant
+/// `handed`, so that each call compiles to a loop of its own.
+inline void fold_entries(doubleN* expansion, local long* digits, local doubleN* slots,
+                         const uint handed) {
     const uint id = get_local_id(0);
     for (uint holding = get_local_size(0); holding > 1;) {
-        const uint handing = min(holding / 2, (uint)FOLD_SLOTS);
+        const uint handing = min(holding / 2, (uint)(FOLD_SLOTS * EXPANSION) / handed);
         const uint first_handing = holding - handing;
         barrier(CLK_LOCAL_MEM_FENCE); // the last step's slots are read
         if (id >= first_handing && id < holding)
-            for (int k = 0; k < EXPANSION; ++k)
-                slots[(id - first_handing) * EXPANSION + k] = expansion[k];
+            for (uint k = 0; k < handed; ++k)
+                slots[(id - first_handing) * handed + k] = expansion[k];
         barrier(CLK_LOCAL_MEM_FENCE);
         if (id >= first_handing - handing && id < first_handing)
-            for (int k = 0; k < EXPANSION; ++k)
-                deposit(slots[(id - (first_handing - handing)) * EXPANSION + k], expansion, digits);
+            for (uint k = 0; k < handed; ++k)
+                deposit(slots[(id - (first_handing - handing)) * handed + k], expansion, digits);
         holding = first_handing;
+    }
+}
+
+/// Folds the work-group's expansions into work-item 0's (fold_entries()): every entry, where
+/// any work-item's later entries hold something; else the first entries alone, and where a
+/// receiver's deposits filled its later entries, it spills them at the end.
+void fold(doubleN* expansion, local long* digits, local doubleN* slots, local uint* deep) {
+    if (entries_to_hand(expansion, deep) == EXPANSION) {
+        fold_entries(expansion, digits, slots, EXPANSION);
+        return;
+    }
+    fold_entries(expansion, digits, slots, 1);
+    if (get_local_id(0) != 0) { // work-item 0's spill in spill_folded()
+        spill_lanes(digits, EXACT_LEFT_BEHIND(expansion[1]));
+        spill_lanes(digits, EXACT_LEFT_BEHIND(expansion[2]));
     }
 }
 
@@ -351,7 +385,8 @@ kernel void exact_partials(global const VALUE* input, ulong first, ulong length,
                            global long* next_sum) {
     local long digits[ROW_WIDTH];
     local doubleN slots[FOLD_SLOTS * EXPANSION];
-    clear(digits);
+    local uint deep; // whether fold() hands over every entry
+    clear(digits, &deep);
     if (get_group_id(0) == 0)
         for (size_t entry = get_local_id(0); entry < ROW_WIDTH; entry += get_local_size(0))
             next_sum[entry] = 0;
@@ -361,7 +396,7 @@ kernel void exact_partials(global const VALUE* input, ulong first, ulong length,
                 digits);
     if (get_global_id(0) == 0)
         add_tail(values, length, expansion, digits);
-    fold(expansion, digits, slots);
+    fold(expansion, digits, slots, &deep);
     spill_folded(expansion, digits, slots);
     add_row_into(digits, sum);
 }
@@ -488,7 +523,8 @@ kernel void exact_runs(global const VALUE* input, ulong first, ulong run_length,
                        uint keep_rows, global long* rows, global RESULT* result, ulong offset) {
     local long digits[ROW_WIDTH];
     local doubleN slots[FOLD_SLOTS * EXPANSION];
-    clear(digits);
+    local uint deep; // whether fold() hands over every entry
+    clear(digits, &deep);
     const ulong run = get_group_id(0) / chunks;
     const ulong chunk = get_group_id(0) % chunks;
     global const VALUE* values = input + first + run * run_length;
@@ -502,7 +538,7 @@ kernel void exact_runs(global const VALUE* input, ulong first, ulong run_length,
                 expansion, digits);
     if (chunk == 0 && get_local_id(0) == 0)
         add_tail(values, run_length, expansion, digits);
-    fold(expansion, digits, slots);
+    fold(expansion, digits, slots, &deep);
     spill_folded(expansion, digits, slots);
     if (chunks > 1 || keep_rows) {
         add_row_into(digits, rows + run * ROW_WIDTH);

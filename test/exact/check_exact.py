@@ -14,7 +14,7 @@ column's of the same bytes read as a Fortran-order array, must be the oracle's b
 --output file; each input of 20000 values or more, as the one row of an array, is summed in
 chunks and must print them. With --mutants DIR, each folder in DIR holds a
 broken exact_sum.cl that must make clreduce exit 1 on each float and double input with
-cancellation.
+cancellation (or on the one that its step alone sees: MUTANT_INPUTS).
 
 Usage: check_exact.py CLREDUCE WORK_DIR [--mutants DIR]
 """
@@ -123,6 +123,25 @@ def cases(type_name):
     yield "negative-infinity", [largest, -math.inf, largest]
 
 
+def fold_case(clreduce, type_name):
+    """Values that each work-item adds exactly (64 equal values, as a CPU reads them: a run
+    each) but whose work-items' sums lie 60 binades apart from one quarter of a work-group of
+    64 to the next: only fold() meets rounding errors. It then hands each expansion's first
+    entry over, and the entries its deposits leave behind must spill. The second half negates
+    the first, its quarters turned by one, so that the sum is zero and the entries that the
+    halves leave behind differ: any lost entry shows. The work-groups are the ones that
+    `clreduce -v` launches with -w 64."""
+    if type_name not in ("float", "double"):
+        return []  # the 16-bit types' values span too few binades
+    launch = run(clreduce, ["--exact", "-t", "cpu", "-w", "64", "-l", str(1 << 20), "-v",
+                            "--data-type", type_name])
+    groups, size = map(int, re.search(r"work-groups (\d+) x (\d+)", launch.stdout).groups())
+    def half(turn):  # quarter q of each work-group holds 2^(-100 + 60 (q + turn) % 4)
+        return [math.ldexp(1, -100 + 60 * ((item % size * 4 // size + turn) % 4))
+                for item in range(groups * size // 2) for _ in range(64)]
+    return [("fold-quarters", half(0) + [-x for x in half(1)])]
+
+
 def bits(x, type_name):
     """The bits of x as the sum of `type_name` values prints it (in the result's type)."""
     if math.isnan(x):
@@ -149,7 +168,7 @@ def layouts(length):
 def check(clreduce, work_dir):
     failures = 0
     for type_name in FORMATS:
-        for name, values in cases(type_name):
+        for name, values in list(cases(type_name)) + fold_case(clreduce, type_name):
             path = os.path.join(work_dir, "%s-%s.raw" % (type_name, name))
             with open(path, "wb") as file:
                 file.write(to_bytes(values, type_name))
@@ -248,6 +267,11 @@ def check_long_row(clreduce, work_dir, type_name, descr):
     return failures
 
 
+# The inputs a mutant must fail on, where not those with cancellation: entries left behind by
+# fold() only where it hands over first entries alone, which cancellation never lets it do.
+MUTANT_INPUTS = {"drop-left-behind": ("fold-quarters",)}
+
+
 def check_mutants(clreduce, work_dir, mutant_dir):
     """Every mutant must fail (exit 1) on each input with cancellation, in one work-group
     size or another: a lost row shows only where that row is not zero, and a lost value
@@ -256,7 +280,7 @@ def check_mutants(clreduce, work_dir, mutant_dir):
     failures = 0
     for mutant in sorted(os.listdir(mutant_dir)):
         for type_name in ("float", "double"):
-            for name in ("cancellation", "alternating"):
+            for name in MUTANT_INPUTS.get(mutant, ("cancellation", "alternating")):
                 path = os.path.join(work_dir, "%s-%s.raw" % (type_name, name))
                 exits = [run(clreduce, ["--exact", "--input", path, "--data-type", type_name,
                                         "-t", "cpu", "-w", size, "--kernels",
