@@ -205,6 +205,8 @@ TEST_CASE("an array streamed along axes gives the host's results, copied or in p
                                        host_reduce_axes(Op::sum, values, shape, axes)[k].value));
                 for (const std::uint64_t chunk : {1, 100, 3700, 1000000})
                     for (const bool in_place : {false, true}) {
+                        if (chunk == 1 && shape.values() > 10000)
+                            continue; // a launch a value: the small shapes show it
                         INFO("rank " << shape.extents.size() << ", " << shape.values()
                                      << " values, chunk " << chunk
                                      << (in_place ? ", in place" : ", copied"));
