@@ -106,13 +106,14 @@ int main(int argc, char* argv[]) {
     const auto longs = counting<std::int64_t>(n, std::int64_t{1} << 32);
     const std::vector<std::pair<std::string, std::string>> files = {
         // Every dtype; versions 1.0, 2.0 and 3.0; '=' and '|' byte orders; C and Fortran
-        // order; one, two and no dimensions.
+        // order; one, two, three and no dimensions.
         {"int32.npy", npy(dict("<i4", "(1000,)"), ints)},
         {"uint32.npy", npy(dict("=u4", "(10, 100)"), counting<std::uint32_t>(n), 2)},
         {"int64.npy", npy(dict("<i8", "(1000,)"), longs, 3)},
         {"uint64.npy", npy(dict("|u8", "(2, 500)"), counting<std::uint64_t>(n, 1ull << 32))},
         {"float.npy", npy(dict("<f4", "(1000,)"), counting<float>(n))},
         {"double-fortran.npy", npy(dict("<f8", "(25, 40)", true), counting<double>(n))},
+        {"float-fortran-3d.npy", npy(dict("<f4", "(5, 8, 25)", true), counting<float>(n))},
         {"scalar.npy", npy(dict("<i8", "()"), bytes_of(std::vector<std::int64_t>{42}))},
         // Its values start at byte 80, where a device that wants buffers aligned to more
         // than 16 bytes cannot read them in place.

@@ -4,8 +4,10 @@
 // share of whole blocks on its device and rank 0 gathers the result rows with MPI_Gatherv; a
 // reduction of the leading axes (one block) splits the reduced rows among the ranks instead,
 // and MPI_Reduce combines their partial arrays element-wise with the Combiner (combine.hpp),
-// the kernel's own op. Either way integers, min, max, argmin and argmax give the same result
-// for any number of ranks; floating-point sums within the check's bound.
+// the kernel's own op. Along axes apart in memory the ranks split the slices of the outermost
+// axis in memory, combining or gathering as that axis is reduced or kept. Either way integers,
+// min, max, argmin and argmax give the same result for any number of ranks; floating-point
+// sums within the check's bound.
 
 #include "agree.hpp"
 #include "tool/file_input.hpp"
