@@ -140,7 +140,8 @@ void AxisStream::stream_step(const AxisLayout& layout, std::uint64_t first_value
 
 cl::Event AxisStream::enqueue_reduce_axes(const Shape& shape, const std::vector<int>& axes,
                                           const cl::Buffer& result, std::uint64_t result_index,
-                                          std::vector<cl::Event>* events) try {
+                                          std::vector<cl::Event>* events,
+                                          std::uint64_t index_base) try {
     if (shape.values() != values_.length)
         throw Error(Errc::invalid_argument,
                     "reduce: the shape has " + std::to_string(shape.values()) +
@@ -167,8 +168,9 @@ cl::Event AxisStream::enqueue_reduce_axes(const Shape& shape, const std::vector<
         auto group = steps.front();
         group.blocks = groups.blocks;
         for (std::size_t g = 0; g < groups.index_bases.size(); ++g)
-            stream_step(group, g * group.blocks * group.length * group.inner, groups.index_bases[g],
-                        out, out_index + g * group.blocks * group.inner, launched);
+            stream_step(group, g * group.blocks * group.length * group.inner,
+                        index_base + groups.index_bases[g], out,
+                        out_index + g * group.blocks * group.inner, launched);
     };
     if (steps.size() == 1) {
         stream_first_step(result, result_index);

@@ -185,13 +185,15 @@ public:
     /// Enqueues the reduction of the values, an array of `shape`, along `axes` (as
     /// SegmentedReducer::enqueue_reduce_axes takes them), writing
     /// axis_steps(shape, axes).back().results() accumulators to `result` from `result_index`
-    /// on. Returns the last launch's event; `events`, if given, gets every launch's. Copying
-    /// from plain memory blocks the host until all but the last three chunks are uploaded.
-    /// Errors as enqueue_reduce_axes's, and Errc::invalid_argument for a shape of other than
-    /// the values' count.
+    /// on. Returns the last launch's event; `events`, if given, gets every launch's. A value's
+    /// index (a map's i, argmin's and argmax's) counts from `index_base` along the reduced
+    /// axes, as enqueue_reduce_axes's does. Copying from plain memory blocks the host until all
+    /// but the last three chunks are uploaded. Errors as enqueue_reduce_axes's, and
+    /// Errc::invalid_argument for a shape of other than the values' count.
     cl::Event enqueue_reduce_axes(const Shape& shape, const std::vector<int>& axes,
                                   const cl::Buffer& result, std::uint64_t result_index,
-                                  std::vector<cl::Event>* events = nullptr);
+                                  std::vector<cl::Event>* events = nullptr,
+                                  std::uint64_t index_base = 0);
     /// Blocking: the same, the results read back.
     SegmentedResult reduce_axes(const Shape& shape, const std::vector<int>& axes);
 

@@ -5,9 +5,9 @@
 #include "combine.hpp"
 #include "detail/capabilities.hpp"
 #include "detail/reference.hpp"
-#include "partition.hpp"
 #include "place.hpp"
 #include "slice.hpp"
+#include "tool/axis_parts.hpp"
 #include "tool/axis_results.hpp"
 #include "tool/failure.hpp"
 #include "tool/recipe.hpp"
@@ -23,80 +23,11 @@
 namespace clreduce::mpi {
 namespace {
 
-/// What one rank reduces: the array `shape`, values `first` on of the whole, along `axes`.
-/// Where the ranks split a reduced axis (`combined`), each part holds some of every result's
-/// values, and the ranks' partial arrays combine element-wise; else its results are a
-/// contiguous part of the whole result, gathered in rank order. A value's index (a map's i,
-/// argmin's and argmax's) counts from `index_base` along the reduced axes, as one device's
-/// does. Its `split` (blocks, rows, or slices of axis `split_axis`) are `begin` to `begin +
-/// count`.
-struct RankPart {
-    bool combined = false;
-    std::uint64_t first = 0;
-    Shape shape;
-    std::vector<int> axes;
-    std::uint64_t index_base = 0;
-    std::string split;
-    int split_axis = -1;
-    std::uint64_t begin = 0;
-    std::uint64_t count = 0;
-    std::uint64_t results() const { return axis_steps(shape, axes).back().results(); }
-};
-
-/// Along adjacent axes (one `layout`): with one block (a reduced leading axis) the ranks split
-/// the rows, else the blocks.
-RankPart part_of_layout(const AxisLayout& layout, int ranks, int rank) {
-    RankPart part;
-    part.combined = layout.blocks == 1;
-    part.axes = {1};
-    const auto positions = slice_of(part.combined ? layout.length : layout.blocks, ranks, rank);
-    part.begin = positions.first;
-    part.count = positions.length;
-    if (part.combined) {
-        part.split = "rows";
-        part.first = positions.first * layout.inner;
-        part.shape = Shape{{1, positions.length, layout.inner}, Order::c};
-        part.index_base = positions.first;
-    } else {
-        part.split = "blocks";
-        part.first = positions.first * layout.length * layout.inner;
-        part.shape = Shape{{positions.length, layout.length, layout.inner}, Order::c};
-    }
-    return part;
-}
-
-/// Along axes apart in memory: the ranks split the positions of the outermost axis in memory,
-/// so that each part is contiguous and has the whole array's axes. Where that axis is reduced,
-/// a part's values of each result begin its positions times the values of the result's other
-/// reduced axes on (their index counts the outermost axis first).
-RankPart part_of_slab(const Shape& shape, const std::vector<int>& axes, int ranks, int rank) {
-    const auto rank_of_shape = static_cast<int>(shape.extents.size());
-    const int outer = shape.order == Order::c ? 0 : rank_of_shape - 1;
-    const auto extent = shape.extents[outer];
-    const auto positions = slice_of(extent, ranks, rank);
-    RankPart part;
-    part.shape = shape;
-    part.shape.extents[outer] = positions.length;
-    part.axes = axes;
-    part.split = "slices";
-    part.split_axis = outer;
-    part.begin = positions.first;
-    part.count = positions.length;
-    part.first = extent == 0 ? 0 : positions.first * (shape.values() / extent);
-    std::uint64_t others = 1; // values of a result along the reduced axes but the outermost
-    for (const auto axis : axes) {
-        const auto normal = axis < 0 ? axis + rank_of_shape : axis;
-        part.combined = part.combined || normal == outer;
-        others *= normal == outer ? 1 : shape.extents[normal];
-    }
-    part.index_base = part.combined ? positions.first * others : 0;
-    return part;
-}
-
-RankPart part_of(const Shape& shape, const std::vector<int>& axes,
+/// What one rank reduces, its part of the ranks' (axis_part()).
+AxisPart part_of(const Shape& shape, const std::vector<int>& axes,
                  const std::vector<AxisLayout>& steps, int ranks, int rank) {
-    return steps.size() == 1 ? part_of_layout(steps.front(), ranks, rank)
-                             : part_of_slab(shape, axes, ranks, rank);
+    return axis_part(shape, axes, steps, static_cast<std::uint64_t>(ranks),
+                     static_cast<std::uint64_t>(rank));
 }
 
 /// "rank 1: blocks 3 to 7" (or rows, or slices) for each rank, for the report.
@@ -115,7 +46,7 @@ std::string parts_text(const Shape& shape, const std::vector<int>& axes,
 /// This rank's part's values: the file's, or clreduce's random values at their places in the
 /// whole array, drawn into `drawn`.
 ValuesView part_values(const Options& options, const std::optional<InputFile>& file,
-                       const RankPart& part, HostValues& drawn) {
+                       const AxisPart& part, HostValues& drawn) {
     const auto count = part.shape.values();
     if (file)
         return file->values().part(part.first, count);
@@ -131,7 +62,7 @@ struct PartResults {
 };
 
 PartResults reduce_part(const SelectedDevice& device, const Options& options,
-                        const std::optional<InputFile>& file, const RankPart& part) {
+                        const std::optional<InputFile>& file, const AxisPart& part) {
     const DeviceQueue queue(device.device);
     PartResults done;
     done.reducer = std::make_unique<SegmentedReducer>(
@@ -163,7 +94,7 @@ PartResults reduce_part(const SelectedDevice& device, const Options& options,
 /// values of each result gathered side by side first; no reducer. A result's rows from the
 /// ranks that split its values add up to the whole result's row.
 PartResults exact_rows_of_part(const SelectedDevice& device, const Options& options,
-                               const std::optional<InputFile>& file, const RankPart& part) {
+                               const std::optional<InputFile>& file, const AxisPart& part) {
     const DeviceQueue queue(device.device);
     ExactSum exact_sum(queue.context, queue.device, options.type, options.work_group_size);
     HostValues drawn;
@@ -195,28 +126,9 @@ SegmentedResult rounded_rows(const Options& options, const Shape& result_shape,
     return result;
 }
 
-/// A user's op has no host twin: the ranks' partial arrays (`ranks` x `inner` accumulators,
-/// gathered in rank order) combined along their first axis on rank 0's device.
-std::vector<unsigned char> combined_on_device(SegmentedReducer& reducer,
-                                              std::vector<unsigned char> partials, int ranks,
-                                              std::uint64_t inner) {
-    if (inner == 0)
-        return {};
-    const cl::CommandQueue queue(reducer.context(), reducer.device());
-    const cl::Buffer gathered(reducer.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                              partials.size(), partials.data());
-    std::vector<unsigned char> combined(inner * reducer.accumulator_size());
-    const cl::Buffer results(reducer.context(), CL_MEM_WRITE_ONLY, combined.size());
-    reducer.enqueue_combine_axes(queue, gathered, 0,
-                                 Shape{{static_cast<std::uint64_t>(ranks), inner}, Order::c}, {0},
-                                 results, 0);
-    queue.enqueueReadBuffer(results, CL_TRUE, 0, combined.size(), combined.data());
-    return combined;
-}
-
 /// The report: how the ranks split the array (rank 0's `part` names what) and combined their
 /// results, each rank's positions (`parts`), then the result array.
-void print_report(std::ostream& out, const Options& options, const RankPart& part,
+void print_report(std::ostream& out, const Options& options, const AxisPart& part,
                   const std::string& parts, int ranks, const Combiner& combiner,
                   const SegmentedResult& result) {
     if (options.format == Format::json) {
@@ -251,7 +163,7 @@ int axes_across_ranks(const Options& options, const std::optional<InputFile>& fi
     const auto world = place_in(MPI_COMM_WORLD);
     Shape shape;
     std::vector<AxisLayout> steps;
-    RankPart part;
+    AxisPart part;
     PartResults mine;
     cl::Device device;
     agree.stage([&] {
@@ -280,7 +192,7 @@ int axes_across_ranks(const Options& options, const std::optional<InputFile>& fi
     const auto count =
         static_cast<int>(options.exact ? mine.bytes.size() / sizeof(cl_long) : part.results());
     // The ranks' partial arrays combine element-wise: by MPI_Reduce with the op's host twin,
-    // or for a user's op gathered and combined on rank 0's device.
+    // or for a user's op, which has none, gathered and combined on rank 0's device.
     const bool on_device = options.op == Op::custom;
     std::vector<unsigned char> whole;
     if (part.combined && !on_device) {
@@ -298,8 +210,8 @@ int axes_across_ranks(const Options& options, const std::optional<InputFile>& fi
             result = rounded_rows(options, result_shape, whole);
         } else {
             if (part.combined && on_device)
-                whole = combined_on_device(*mine.reducer, std::move(whole), world.ranks,
-                                           result_shape.values());
+                whole =
+                    combined_on_device(*mine.reducer, whole, world.ranks, result_shape.values());
             result.shape = result_shape;
             mine.reducer->append_results(result, whole.data(), result_shape.values());
         }

@@ -4,12 +4,12 @@
 #include "clreduce/input.hpp"
 #include "detail/capabilities.hpp"
 #include "detail/reference.hpp"
-#include "partition.hpp"
 #include "place.hpp"
 #include "slice.hpp"
 #include "tool/devices.hpp"
 #include "tool/failure.hpp"
 #include "tool/file_input.hpp"
+#include "tool/partition.hpp"
 #include "tool/recipe.hpp"
 
 #include <mpi.h>

@@ -15,7 +15,6 @@
 #include "combine.hpp"
 #include "exact_ranks.hpp"
 #include "fingerprint.hpp"
-#include "partition.hpp"
 #include "place.hpp"
 #include "rank_report.hpp"
 #include "slice.hpp"
@@ -23,6 +22,7 @@
 #include "tool/failure.hpp"
 #include "tool/file_input.hpp"
 #include "tool/options.hpp"
+#include "tool/partition.hpp"
 #include "tool/recipe.hpp"
 
 #include <chrono>

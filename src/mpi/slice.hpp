@@ -6,9 +6,9 @@
 
 #include "clreduce/types.hpp"
 #include "detail/measure.hpp"
-#include "partition.hpp"
 #include "tool/devices.hpp"
 #include "tool/options.hpp"
+#include "tool/partition.hpp"
 
 #include <memory>
 #include <optional>

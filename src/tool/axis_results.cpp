@@ -127,6 +127,22 @@ void refuse_wrong(const Options& options, const SegmentedResult& result,
     }
 }
 
+std::vector<unsigned char> combined_on_device(SegmentedReducer& reducer,
+                                              const std::vector<unsigned char>& partials,
+                                              std::uint64_t parts, std::uint64_t results) {
+    if (results == 0)
+        return {};
+    const cl::CommandQueue queue(reducer.context(), reducer.device());
+    const cl::Buffer gathered(reducer.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                              partials.size(), const_cast<unsigned char*>(partials.data()));
+    std::vector<unsigned char> combined(results * reducer.accumulator_size());
+    const cl::Buffer whole(reducer.context(), CL_MEM_WRITE_ONLY, combined.size());
+    reducer.enqueue_combine_axes(queue, gathered, 0, Shape{{parts, results}, Order::c}, {0}, whole,
+                                 0);
+    queue.enqueueReadBuffer(whole, CL_TRUE, 0, combined.size(), combined.data());
+    return combined;
+}
+
 void print_results(std::ostream& out, const Options& options, const SegmentedResult& result) {
     // argmin and argmax print their indices, as np.argmax(axis=) returns them; -v their values.
     const bool indexed = info(options.op).indexed;

@@ -43,6 +43,14 @@ void refuse_wrong(const Options& options, const SegmentedResult& result,
 /// first), or the line saying where --output wrote it.
 void print_results(std::ostream& out, const Options& options, const SegmentedResult& result);
 
+/// Partial arrays of the whole result (`parts` x `results` accumulators, side by side in
+/// `partials`, as the kernels write them: the parts of an array that split a reduced axis)
+/// combined element-wise on `reducer`'s device, the parts in order (argmin's and argmax's
+/// first index wins): the accumulators of the whole result.
+std::vector<unsigned char> combined_on_device(SegmentedReducer& reducer,
+                                              const std::vector<unsigned char>& partials,
+                                              std::uint64_t parts, std::uint64_t results);
+
 /// The result in the .npy file `path`, in the input's order: the accumulator's dtype, bool
 /// for any and all, int64 indices for argmin and argmax (NumPy's argmax(axis=)). Throws
 /// Failure(ExitCode::host) where it cannot be written.

@@ -10,6 +10,7 @@
 #include "detail/measure.hpp"
 #include "detail/profiling.hpp"
 #include "detail/reference.hpp"
+#include "tool/axis_parts.hpp"
 #include "tool/axis_results.hpp"
 #include "tool/failure.hpp"
 #include "tool/file_input.hpp"
@@ -26,21 +27,15 @@
 namespace clreduce {
 namespace {
 
-/// One device's share: whole blocks of the layout, contiguous in memory, so that its results
-/// are a contiguous part of the whole result; it reduces `part` along `axes`, from value
-/// `first_value` of the array on.
+/// One device's share: its part of the array, contiguous in memory (axis_parts.hpp).
 struct Share {
     const SelectedDevice* device = nullptr;
-    std::uint64_t first_block = 0;
-    std::uint64_t blocks = 0;
-    Shape part;
-    std::vector<int> axes;
-    std::uint64_t first_value = 0;
+    AxisPart part;
     std::vector<double> spans_us; // each timed run's, its first launch's start to its last's end
     std::vector<double> pass_us;  // the fastest run's launches
     std::string plan;             // describe() of its launches, for -v
 
-    std::uint64_t bytes(DataType type) const { return part.values() * info(type).size; }
+    std::uint64_t bytes(DataType type) const { return part.shape.values() * info(type).size; }
 
     /// Records one timed run's launches: its span and, for the fastest run so far, each
     /// launch's time. A run without launches (no values) spans nothing.
@@ -55,33 +50,25 @@ struct Share {
     }
 };
 
-/// Along adjacent axes, the blocks split among at most `devices` devices as evenly as can be:
-/// a layout of one block (a reduced leading axis) runs on one device, and so do axes apart in
-/// memory (`steps` of more than one), whose block is the whole array.
+/// The array's blocks, rows or slices (axis_parts.hpp) split among at most `devices` devices
+/// as evenly as can be. --exact rounds each share's sums, which cannot combine: where the
+/// shares would split a reduced axis, it runs on the first device.
 std::vector<Share> shares_of(const Shape& shape, const std::vector<int>& axes,
                              const std::vector<AxisLayout>& steps,
-                             const std::vector<SelectedDevice>& devices) {
-    if (steps.size() > 1)
-        return {{&devices.front(), 0, 1, shape, axes, 0, {}, {}, {}}};
-    const auto& layout = steps.front();
-    const auto count =
-        std::max<std::uint64_t>(1, std::min<std::uint64_t>(devices.size(), layout.blocks));
+                             const std::vector<SelectedDevice>& devices, bool exact) {
+    auto count = std::max<std::uint64_t>(
+        1, std::min<std::uint64_t>(devices.size(), axis_positions(shape, steps)));
+    if (exact && axis_part(shape, axes, steps, count, 0).combined)
+        count = 1;
     std::vector<Share> shares;
-    for (std::uint64_t k = 0; k < count; ++k) {
-        const auto begin = layout.blocks * k / count;
-        const auto end = layout.blocks * (k + 1) / count;
-        const Shape part{{end - begin, layout.length, layout.inner}, Order::c};
-        shares.push_back({&devices[k],
-                          begin,
-                          end - begin,
-                          part,
-                          {1},
-                          begin * layout.length * layout.inner,
-                          {},
-                          {},
-                          {}});
-    }
+    for (std::uint64_t k = 0; k < count; ++k)
+        shares.push_back({&devices[k], axis_part(shape, axes, steps, count, k), {}, {}, {}});
     return shares;
+}
+
+/// Whether the shares' arrays of results combine element-wise (they split a reduced axis).
+bool combined(const std::vector<Share>& shares) {
+    return shares.size() > 1 && shares.front().part.combined;
 }
 
 /// Enqueues one reduction of a share, each launch's event appended to `launched`.
@@ -114,8 +101,9 @@ Enqueue whole_input(Running& run, const Share& share, const Options& options, co
     if (bytes > 0)
         run.queue.queue.enqueueWriteBuffer(run.input, CL_TRUE, 0, bytes, first);
     return [&run, &share](std::vector<cl::Event>& launched) {
-        run.reducer->enqueue_reduce_axes(run.queue.queue, run.input, 0, share.part, share.axes,
-                                         run.results, 0, {}, &launched);
+        run.reducer->enqueue_reduce_axes(run.queue.queue, run.input, 0, share.part.shape,
+                                         share.part.axes, run.results, 0, {}, &launched,
+                                         share.part.index_base);
     };
 }
 
@@ -127,7 +115,8 @@ Enqueue streamed_input(Running& run, const Share& share, const Options& options,
         std::make_unique<AxisStream>(*run.reducer, run.queue.queue, values, chunk_values(options),
                                      reads_in_place(run.reducer->report()));
     return [&run, &share](std::vector<cl::Event>& launched) {
-        run.stream->enqueue_reduce_axes(share.part, share.axes, run.results, 0, &launched);
+        run.stream->enqueue_reduce_axes(share.part.shape, share.part.axes, run.results, 0,
+                                        &launched, share.part.index_base);
     };
 }
 
@@ -147,7 +136,7 @@ std::string describe(const ExactSum::RunsPlan& plan) {
 /// untimed, as whole_input() uploads a share. ExactSum writes the sum's type, float (for
 /// float16 and bfloat16 too) or double: the sum's accumulator. Sets the share's plan (-v).
 Enqueue exact_sums(Running& run, Share& share, const Options& options, const ValuesView& values) {
-    const auto gathered = gather_along_axes(values, share.part, share.axes);
+    const auto gathered = gather_along_axes(values, share.part.shape, share.part.axes);
     run.exact = std::make_unique<ExactSum>(run.queue.context, run.queue.device, options.type,
                                            options.work_group_size);
     run.input = upload_runs(run.queue.context, gathered, info(options.type).size);
@@ -166,7 +155,7 @@ void read_results(std::vector<std::unique_ptr<Running>>& running,
                   const std::vector<Share>& shares) {
     for (std::size_t k = 0; k < shares.size(); ++k) {
         auto& run = *running[k];
-        const auto count = axis_steps(shares[k].part, shares[k].axes).back().results();
+        const auto count = shares[k].part.results();
         run.bytes.resize(count * run.reducer->accumulator_size());
         if (count > 0)
             run.queue.queue.enqueueReadBuffer(run.results, CL_TRUE, 0, run.bytes.size(),
@@ -216,29 +205,39 @@ AxisOutcome reduce_shares(std::vector<Share>& shares, const Options& options,
         run.reducer = std::make_unique<SegmentedReducer>(
             run.queue.context, share.device->device,
             recipe_for(options, query_report(share.device->device), Finish::passes));
-        const auto steps = axis_steps(share.part, share.axes);
+        const auto steps = axis_steps(share.part.shape, share.part.axes);
         run.results = cl::Buffer(run.queue.context, CL_MEM_READ_WRITE,
                                  std::max<std::uint64_t>(1, steps.back().results()) *
                                      run.reducer->accumulator_size());
         const auto* first =
-            static_cast<const unsigned char*>(values.data) + share.first_value * size;
+            static_cast<const unsigned char*>(values.data) + share.part.first * size;
         if (options.exact) {
-            run.enqueue =
-                exact_sums(run, share, options,
-                           ValuesView(values.type, first, share.part.values(), values.origin));
+            run.enqueue = exact_sums(
+                run, share, options,
+                ValuesView(values.type, first, share.part.shape.values(), values.origin));
             continue;
         }
         for (const auto& step : steps)
             share.plan += describe(run.reducer->plan(step));
-        run.enqueue =
-            options.host_input
-                ? streamed_input(run, share, options,
-                                 ValuesView(values.type, first, share.part.values(), values.origin))
-                : whole_input(run, share, options, first);
+        run.enqueue = options.host_input
+                          ? streamed_input(run, share, options,
+                                           ValuesView(values.type, first, share.part.shape.values(),
+                                                      values.origin))
+                          : whole_input(run, share, options, first);
     }
     AxisOutcome outcome;
     outcome.observed_us = repeat_shares(running, shares, options);
     outcome.result.shape = result_shape;
+    if (combined(shares)) { // once, after the timed runs
+        std::vector<unsigned char> partials;
+        for (const auto& run : running)
+            partials.insert(partials.end(), run->bytes.begin(), run->bytes.end());
+        const auto results = result_shape.values();
+        const auto whole =
+            combined_on_device(*running.front()->reducer, partials, shares.size(), results);
+        running.front()->reducer->append_results(outcome.result, whole.data(), results);
+        return outcome;
+    }
     for (const auto& run : running)
         run->reducer->append_results(outcome.result, run->bytes.data(),
                                      run->bytes.size() / run->reducer->accumulator_size());
@@ -277,8 +276,8 @@ void print_text(std::ostream& out, const Options& options, const std::vector<Sha
     const auto& result = outcome.result;
     if (options.verbosity != Verbosity::quiet) {
         for (const auto& share : shares) {
-            out << "device " << device_name(share) << ", blocks " << share.first_block << " to "
-                << share.first_block + share.blocks << "\n";
+            out << "device " << device_name(share) << ", " << share.part.split << " "
+                << share.part.begin << " to " << share.part.begin + share.part.count << "\n";
             if (options.verbosity == Verbosity::verbose)
                 out << "plan:\n" << share.plan;
             for (std::size_t pass = 0; pass < share.pass_us.size(); ++pass)
@@ -289,6 +288,8 @@ void print_text(std::ostream& out, const Options& options, const std::vector<Sha
                 << ", profiled runs: the first launch's start to the last one's end"
                 << (repeated(options) ? "; the passes are the fastest run's" : "") << "\n";
         }
+        if (combined(shares))
+            out << "the devices' arrays combined on the first device, once, after the runs\n";
         out << "host observed   "
             << timing_text(summarize(outcome.observed_us), input_bytes(shares, options.type),
                            repeated(options))
@@ -316,9 +317,9 @@ void print_json(std::ostream& out, const Options& options, const std::vector<Sha
     const auto share_json = [&](const Share& share) {
         return JsonObject()
             .text("device", device_name(share))
-            .member("blocks",
-                    json_array(std::vector<std::uint64_t>{share.first_block,
-                                                          share.first_block + share.blocks},
+            .member(share.part.split,
+                    json_array(std::vector<std::uint64_t>{share.part.begin,
+                                                          share.part.begin + share.part.count},
                                number))
             .member("passes_us", json_array(share.pass_us, microseconds))
             .timing("span_us", summarize(share.spans_us), share.bytes(options.type), "span_gbps")
@@ -352,7 +353,7 @@ ExitCode run_axes(const std::vector<SelectedDevice>& devices, const Options& opt
         file ? HostValues{} : random_values(options.type, options.op, shape.values(), options.seed);
     const ValuesView values = file ? *file : ValuesView(drawn);
 
-    auto shares = shares_of(shape, options.axes, steps, devices);
+    auto shares = shares_of(shape, options.axes, steps, devices, options.exact);
     const auto outcome = reduce_shares(shares, options, steps.back().result, values);
     const auto& result = outcome.result;
     // Every result reduces this many values, whatever order the steps compose them in.

@@ -1,7 +1,7 @@
-#include "../../src/mpi/partition.hpp"
+#include "../../src/tool/partition.hpp"
 #include "catch_compat.hpp"
 
-using namespace clreduce::mpi;
+using namespace clreduce;
 
 TEST_CASE("ranks' slices cover the input in order, lengths differing by one at most",
           "[mpi][partition]") {

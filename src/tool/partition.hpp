@@ -1,10 +1,11 @@
 #pragma once
-// How clreduce-mpi splits the total length across ranks: plain arithmetic, tested without MPI.
+// How clreduce-mpi splits a length across ranks, and clreduce an array's slices or rows across
+// devices: plain arithmetic, tested without MPI.
 
 #include <algorithm>
 #include <cstdint>
 
-namespace clreduce::mpi {
+namespace clreduce {
 
 /// The values one rank reduces: values [first, first + length) of the whole input.
 struct RankSlice {
@@ -21,4 +22,4 @@ inline RankSlice slice_of(std::uint64_t total, std::uint64_t ranks, std::uint64_
     return {rank * base + std::min(rank, longer), base + (rank < longer ? 1 : 0)};
 }
 
-} // namespace clreduce::mpi
+} // namespace clreduce
