@@ -14,7 +14,6 @@
 #include "tool/report.hpp"
 
 #include <climits>
-#include <cstring>
 #include <memory>
 #include <mpi.h>
 #include <ostream>
@@ -109,23 +108,6 @@ PartResults exact_rows_of_part(const SelectedDevice& device, const Options& opti
     return done;
 }
 
-/// The exact sums that `rows` (a row a result of the array `result_shape`, as
-/// exact_rows_of_part() gives them, all ranks' added) hold, each rounded once on the host.
-SegmentedResult rounded_rows(const Options& options, const Shape& result_shape,
-                             const std::vector<unsigned char>& rows) {
-    SegmentedResult result;
-    result.shape = result_shape;
-    std::vector<cl_long> row(ExactAccumulator::row_width(options.type));
-    const auto row_bytes = row.size() * sizeof(cl_long);
-    for (std::uint64_t k = 0; k < result_shape.values(); ++k) {
-        std::memcpy(row.data(), rows.data() + k * row_bytes, row_bytes);
-        ExactAccumulator sum(options.type);
-        sum.add_row(row.data());
-        result.values.push_back(sum.rounded());
-    }
-    return result;
-}
-
 /// The report: how the ranks split the array (rank 0's `part` names what) and combined their
 /// results, each rank's positions (`parts`), then the result array.
 void print_report(std::ostream& out, const Options& options, const AxisPart& part,
@@ -207,7 +189,7 @@ int axes_across_ranks(const Options& options, const std::optional<InputFile>& fi
         const auto& result_shape = steps.back().result;
         SegmentedResult result;
         if (options.exact) {
-            result = rounded_rows(options, result_shape, whole);
+            result = rounded_rows(options.type, result_shape, {whole});
         } else {
             if (part.combined && on_device)
                 whole =

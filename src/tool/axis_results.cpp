@@ -8,6 +8,7 @@
 #include "tool/recipe.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 
 namespace clreduce {
@@ -125,6 +126,23 @@ void refuse_wrong(const Options& options, const SegmentedResult& result,
                                                   result_text(options.op, reference.value) +
                                                   host_index);
     }
+}
+
+SegmentedResult rounded_rows(DataType type, const Shape& result_shape,
+                             const std::vector<std::vector<unsigned char>>& parts) {
+    SegmentedResult result;
+    result.shape = result_shape;
+    std::vector<cl_long> row(ExactAccumulator::row_width(type));
+    const auto row_bytes = row.size() * sizeof(cl_long);
+    for (std::uint64_t k = 0; k < result_shape.values(); ++k) {
+        ExactAccumulator sum(type);
+        for (const auto& rows : parts) {
+            std::memcpy(row.data(), rows.data() + k * row_bytes, row_bytes);
+            sum.add_row(row.data());
+        }
+        result.values.push_back(sum.rounded());
+    }
+    return result;
 }
 
 std::vector<unsigned char> combined_on_device(SegmentedReducer& reducer,

@@ -51,6 +51,13 @@ std::vector<unsigned char> combined_on_device(SegmentedReducer& reducer,
                                               const std::vector<unsigned char>& partials,
                                               std::uint64_t parts, std::uint64_t results);
 
+/// The exact sums of `type` values that the parts' rows hold (each part a row a result of the
+/// array `result_shape`, ExactAccumulator::row_width() cl_long entries, as
+/// ExactSum::enqueue_run_rows() writes them; the parts split the results' values), added up
+/// and rounded once on the host.
+SegmentedResult rounded_rows(DataType type, const Shape& result_shape,
+                             const std::vector<std::vector<unsigned char>>& parts);
+
 /// The result in the .npy file `path`, in the input's order: the accumulator's dtype, bool
 /// for any and all, int64 indices for argmin and argmax (NumPy's argmax(axis=)). Throws
 /// Failure(ExitCode::host) where it cannot be written.

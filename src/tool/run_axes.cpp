@@ -51,15 +51,12 @@ struct Share {
 };
 
 /// The array's blocks, rows or slices (axis_parts.hpp) split among at most `devices` devices
-/// as evenly as can be. --exact rounds each share's sums, which cannot combine: where the
-/// shares would split a reduced axis, it runs on the first device.
+/// as evenly as can be.
 std::vector<Share> shares_of(const Shape& shape, const std::vector<int>& axes,
                              const std::vector<AxisLayout>& steps,
-                             const std::vector<SelectedDevice>& devices, bool exact) {
-    auto count = std::max<std::uint64_t>(
+                             const std::vector<SelectedDevice>& devices) {
+    const auto count = std::max<std::uint64_t>(
         1, std::min<std::uint64_t>(devices.size(), axis_positions(shape, steps)));
-    if (exact && axis_part(shape, axes, steps, count, 0).combined)
-        count = 1;
     std::vector<Share> shares;
     for (std::uint64_t k = 0; k < count; ++k)
         shares.push_back({&devices[k], axis_part(shape, axes, steps, count, k), {}, {}, {}});
@@ -80,6 +77,7 @@ struct Running {
     DeviceQueue queue;
     std::unique_ptr<SegmentedReducer> reducer;
     cl::Buffer input, results;
+    std::size_t result_size = 0; // the bytes of a result in `results`
     std::unique_ptr<AxisStream> stream;
     std::unique_ptr<ExactSum> exact;
     Enqueue enqueue;
@@ -134,15 +132,31 @@ std::string describe(const ExactSum::RunsPlan& plan) {
 /// --exact: each result's exact sum rounded once by ExactSum's segmented kernel, over its
 /// values gathered side by side on the host (gather_along_axes(), now) and uploaded once,
 /// untimed, as whole_input() uploads a share. ExactSum writes the sum's type, float (for
-/// float16 and bfloat16 too) or double: the sum's accumulator. Sets the share's plan (-v).
-Enqueue exact_sums(Running& run, Share& share, const Options& options, const ValuesView& values) {
+/// float16 and bfloat16 too) or double: the sum's accumulator. Where the shares split the
+/// results' values (`rows`), each result's exact accumulator row instead, which the host adds
+/// to the other shares' rows and rounds (rounded_rows()): rounded sums could not combine.
+/// Sets the share's plan (-v).
+Enqueue exact_sums(Running& run, Share& share, const Options& options, const ValuesView& values,
+                   bool rows) {
     const auto gathered = gather_along_axes(values, share.part.shape, share.part.axes);
     run.exact = std::make_unique<ExactSum>(run.queue.context, run.queue.device, options.type,
                                            options.work_group_size);
     run.input = upload_runs(run.queue.context, gathered, info(options.type).size);
     share.plan = "exact: " + std::to_string(gathered.results) + " results of " +
                  std::to_string(gathered.length) + " values, " +
-                 describe(run.exact->plan_runs(gathered.length, gathered.results)) + "\n";
+                 describe(run.exact->plan_runs(gathered.length, gathered.results)) +
+                 (rows ? ", each result's row added to the other devices' on the host\n" : "\n");
+    if (rows) {
+        run.result_size = ExactAccumulator::row_width(options.type) * sizeof(cl_long);
+        return [&run, runs = gathered.results,
+                length = gathered.length](std::vector<cl::Event>& launched) {
+            cl::Event done;
+            run.results =
+                run.exact->enqueue_run_rows(run.queue.queue, run.input, 0, length, runs, &done);
+            if (runs > 0)
+                launched.push_back(done);
+        };
+    }
     return [&run, runs = gathered.results,
             length = gathered.length](std::vector<cl::Event>& launched) {
         run.exact->enqueue_runs(run.queue.queue, run.input, 0, length, runs, run.results, 0,
@@ -156,7 +170,7 @@ void read_results(std::vector<std::unique_ptr<Running>>& running,
     for (std::size_t k = 0; k < shares.size(); ++k) {
         auto& run = *running[k];
         const auto count = shares[k].part.results();
-        run.bytes.resize(count * run.reducer->accumulator_size());
+        run.bytes.resize(count * run.result_size);
         if (count > 0)
             run.queue.queue.enqueueReadBuffer(run.results, CL_TRUE, 0, run.bytes.size(),
                                               run.bytes.data());
@@ -206,15 +220,17 @@ AxisOutcome reduce_shares(std::vector<Share>& shares, const Options& options,
             run.queue.context, share.device->device,
             recipe_for(options, query_report(share.device->device), Finish::passes));
         const auto steps = axis_steps(share.part.shape, share.part.axes);
-        run.results = cl::Buffer(run.queue.context, CL_MEM_READ_WRITE,
-                                 std::max<std::uint64_t>(1, steps.back().results()) *
-                                     run.reducer->accumulator_size());
+        run.result_size = run.reducer->accumulator_size();
+        run.results =
+            cl::Buffer(run.queue.context, CL_MEM_READ_WRITE,
+                       std::max<std::uint64_t>(1, steps.back().results()) * run.result_size);
         const auto* first =
             static_cast<const unsigned char*>(values.data) + share.part.first * size;
         if (options.exact) {
-            run.enqueue = exact_sums(
-                run, share, options,
-                ValuesView(values.type, first, share.part.shape.values(), values.origin));
+            run.enqueue =
+                exact_sums(run, share, options,
+                           ValuesView(values.type, first, share.part.shape.values(), values.origin),
+                           combined(shares));
             continue;
         }
         for (const auto& step : steps)
@@ -228,7 +244,14 @@ AxisOutcome reduce_shares(std::vector<Share>& shares, const Options& options,
     AxisOutcome outcome;
     outcome.observed_us = repeat_shares(running, shares, options);
     outcome.result.shape = result_shape;
-    if (combined(shares)) { // once, after the timed runs
+    if (combined(shares) && options.exact) { // once, after the timed runs
+        std::vector<std::vector<unsigned char>> rows;
+        for (const auto& run : running)
+            rows.push_back(run->bytes);
+        outcome.result = rounded_rows(options.type, result_shape, rows);
+        return outcome;
+    }
+    if (combined(shares)) {
         std::vector<unsigned char> partials;
         for (const auto& run : running)
             partials.insert(partials.end(), run->bytes.begin(), run->bytes.end());
@@ -289,7 +312,9 @@ void print_text(std::ostream& out, const Options& options, const std::vector<Sha
                 << (repeated(options) ? "; the passes are the fastest run's" : "") << "\n";
         }
         if (combined(shares))
-            out << "the devices' arrays combined on the first device, once, after the runs\n";
+            out << (options.exact ? "the devices' exact rows added and rounded on the host"
+                                  : "the devices' arrays combined on the first device")
+                << ", once, after the runs\n";
         out << "host observed   "
             << timing_text(summarize(outcome.observed_us), input_bytes(shares, options.type),
                            repeated(options))
@@ -353,7 +378,7 @@ ExitCode run_axes(const std::vector<SelectedDevice>& devices, const Options& opt
         file ? HostValues{} : random_values(options.type, options.op, shape.values(), options.seed);
     const ValuesView values = file ? *file : ValuesView(drawn);
 
-    auto shares = shares_of(shape, options.axes, steps, devices, options.exact);
+    auto shares = shares_of(shape, options.axes, steps, devices);
     const auto outcome = reduce_shares(shares, options, steps.back().result, values);
     const auto& result = outcome.result;
     // Every result reduces this many values, whatever order the steps compose them in.
