@@ -201,6 +201,29 @@ std::vector<double> repeat_shares(std::vector<std::unique_ptr<Running>>& running
     return observed_us;
 }
 
+/// The whole result of shares that split a reduced axis (each with an array of the whole
+/// result's length), once, after the timed runs: their exact rows added and rounded on the
+/// host (--exact), else their arrays combined on the first device.
+SegmentedResult combined_result(const std::vector<std::unique_ptr<Running>>& running,
+                                const Options& options, const Shape& result_shape) {
+    if (options.exact) {
+        std::vector<std::vector<unsigned char>> rows;
+        for (const auto& run : running)
+            rows.push_back(run->bytes);
+        return rounded_rows(options.type, result_shape, rows);
+    }
+    std::vector<unsigned char> partials;
+    for (const auto& run : running)
+        partials.insert(partials.end(), run->bytes.begin(), run->bytes.end());
+    const auto results = result_shape.values();
+    auto& reducer = *running.front()->reducer;
+    const auto whole = combined_on_device(reducer, partials, running.size(), results);
+    SegmentedResult result;
+    result.shape = result_shape;
+    reducer.append_results(result, whole.data(), results);
+    return result;
+}
+
 /// What the shares gave: the results in order and each timed run's host-observed time.
 struct AxisOutcome {
     SegmentedResult result;
@@ -244,21 +267,8 @@ AxisOutcome reduce_shares(std::vector<Share>& shares, const Options& options,
     AxisOutcome outcome;
     outcome.observed_us = repeat_shares(running, shares, options);
     outcome.result.shape = result_shape;
-    if (combined(shares) && options.exact) { // once, after the timed runs
-        std::vector<std::vector<unsigned char>> rows;
-        for (const auto& run : running)
-            rows.push_back(run->bytes);
-        outcome.result = rounded_rows(options.type, result_shape, rows);
-        return outcome;
-    }
     if (combined(shares)) {
-        std::vector<unsigned char> partials;
-        for (const auto& run : running)
-            partials.insert(partials.end(), run->bytes.begin(), run->bytes.end());
-        const auto results = result_shape.values();
-        const auto whole =
-            combined_on_device(*running.front()->reducer, partials, shares.size(), results);
-        running.front()->reducer->append_results(outcome.result, whole.data(), results);
+        outcome.result = combined_result(running, options, result_shape);
         return outcome;
     }
     for (const auto& run : running)
