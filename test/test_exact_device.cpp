@@ -299,6 +299,30 @@ TEST_CASE("the exact sum of any range or pieces has the host's exact bits", "[ap
     }
 }
 
+/// One work-item a work-group, so that each reads a long run: on a CPU, blocks (exact_sum.cl's
+/// add_blocks()). Exponents within 4 binades of 1 and mantissas in (-1, 1) leave most blocks
+/// narrow, summed with plain double additions, and some wider, which go value by value.
+template <typename T>
+void check_blocks(const DeviceUnderTest& target, DataType type) {
+    const HostValues held = cancelling_values<T>(300007, 4);
+    const auto buffer = upload(target.queue, held);
+    ExactSum exact_sum(target.queue.context, target.queue.device, type, 1);
+    CHECK(same_bits(exact_sum.reduce(target.queue.queue, buffer, 0, 300007),
+                    exact_host_sum(ValuesView(held).part(0, 300007))));
+}
+
+TEST_CASE("values close in magnitude, in long runs a work-item, sum to the host's exact bits",
+          "[api][exact]") {
+    for (auto& target : devices_under_test()) {
+        INFO("device " << target.report.name);
+        if (!exact_sum_runs(target))
+            continue;
+        check_blocks<cl_float>(target, DataType::float32);
+        check_blocks<Half>(target, DataType::float16);
+        check_blocks<BFloat16>(target, DataType::bfloat16);
+    }
+}
+
 TEST_CASE("an exact sum of integers is refused", "[api][exact]") {
     for (auto& target : devices_under_test()) {
         try {

@@ -142,6 +142,20 @@ def fold_case(clreduce, type_name):
     return [("fold-quarters", half(0) + [-x for x in half(1)])]
 
 
+def narrow_edge_case(type_name):
+    """Blocks of 256 floats (a CPU work-item's, with -w 1) whose exponents span 26 binades:
+    one past what plain double additions sum exactly (add_blocks() in exact_sum.cl). A block
+    starts with its smallest value, whose last bit the ninth value of its lane (the lane's
+    sum then past 2^4) would round away; each is followed by a block that cancels its large
+    values, so that the sum is the small values' alone."""
+    if type_name != "float":
+        return []
+    large = 2 - 2.0**-23
+    small = (1 + 2.0**-23) * 2.0**-26
+    pair = [small] + [large] * 159 + [-large] * 96 + [-large] * 63 + [0.0] * 193
+    return [("narrow-edge", pair * 64)]
+
+
 def bits(x, type_name):
     """The bits of x as the sum of `type_name` values prints it (in the result's type)."""
     if math.isnan(x):
@@ -168,7 +182,8 @@ def layouts(length):
 def check(clreduce, work_dir):
     failures = 0
     for type_name in FORMATS:
-        for name, values in list(cases(type_name)) + fold_case(clreduce, type_name):
+        for name, values in (list(cases(type_name)) + fold_case(clreduce, type_name) +
+                             narrow_edge_case(type_name)):
             path = os.path.join(work_dir, "%s-%s.raw" % (type_name, name))
             with open(path, "wb") as file:
                 file.write(to_bytes(values, type_name))
@@ -267,29 +282,37 @@ def check_long_row(clreduce, work_dir, type_name, descr):
     return failures
 
 
-# The inputs a mutant must fail on, where not those with cancellation: entries left behind by
-# fold() only where it hands over first entries alone, which cancellation never lets it do.
-MUTANT_INPUTS = {"drop-left-behind": ("fold-quarters",)}
+# The inputs a mutant must fail on, where not the float and double ones with cancellation:
+# entries left behind by fold() only where it hands over first entries alone, which
+# cancellation never lets it do; a narrow block's sum only where float values (not double)
+# close in magnitude fill a CPU work-item's blocks, and only the narrow edge's blocks
+# spanning one binade too many round.
+MUTANT_INPUTS = {
+    "drop-left-behind": (("float", "fold-quarters"), ("double", "fold-quarters")),
+    "drop-block-sum": (("float", "alternating"), ("float", "all-equal")),
+    "narrow-span": (("float", "narrow-edge"),),
+}
+CANCELLATION = tuple((type_name, name) for type_name in ("float", "double")
+                     for name in ("cancellation", "alternating"))
 
 
 def check_mutants(clreduce, work_dir, mutant_dir):
     """Every mutant must fail (exit 1) on each input with cancellation, in one work-group
-    size or another: a lost row shows only where that row is not zero, and a lost value
-    below half an ulp of the sum changes no correctly rounded result, so no check of any
-    result can see it."""
+    size or another (1: a work-item's run fills blocks): a lost row shows only where that row
+    is not zero, and a lost value below half an ulp of the sum changes no correctly rounded
+    result, so no check of any result can see it."""
     failures = 0
     for mutant in sorted(os.listdir(mutant_dir)):
-        for type_name in ("float", "double"):
-            for name in MUTANT_INPUTS.get(mutant, ("cancellation", "alternating")):
-                path = os.path.join(work_dir, "%s-%s.raw" % (type_name, name))
-                exits = [run(clreduce, ["--exact", "--input", path, "--data-type", type_name,
-                                        "-t", "cpu", "-w", size, "--kernels",
-                                        os.path.join(mutant_dir, mutant)]).returncode
-                         for size in ("256", "64")]
-                verdict = "ok" if 1 in exits and set(exits) <= {0, 1} else "FAIL"
-                failures += verdict == "FAIL"
-                print("%s mutant %s on %s %s: exits %s with -w 256, 64"
-                      % (verdict, mutant, type_name, name, exits))
+        for type_name, name in MUTANT_INPUTS.get(mutant, CANCELLATION):
+            path = os.path.join(work_dir, "%s-%s.raw" % (type_name, name))
+            exits = [run(clreduce, ["--exact", "--input", path, "--data-type", type_name,
+                                    "-t", "cpu", "-w", size, "--kernels",
+                                    os.path.join(mutant_dir, mutant)]).returncode
+                     for size in ("256", "64", "1")]
+            verdict = "ok" if 1 in exits and set(exits) <= {0, 1} else "FAIL"
+            failures += verdict == "FAIL"
+            print("%s mutant %s on %s %s: exits %s with -w 256, 64, 1"
+                  % (verdict, mutant, type_name, name, exits))
     return failures
 
 
