@@ -142,11 +142,17 @@ IndexedValue<A> indexed_identity(Op op) {
     return {identity_of<A>(op), std::numeric_limits<std::int64_t>::max()};
 }
 
+/// The map that `op` applies before `map`'s place: any and all's x != 0 (they take no other),
+/// else `map`. Looked up once per reduction, not per value (to_accumulator()).
+inline HostMap map_of(Op op, HostMap map) {
+    return info(op).map ? HostMap::nonzero : map;
+}
+
 /// A value of the host type In as the accumulator A, as the kernel's map does: 16-bit floats
-/// widened to float, the user's map (`map`) in the value's own arithmetic (an int32 or int64
-/// square wraps around), any and all's x != 0, else a conversion.
+/// widened to float, the map (map_of(): the user's, or any and all's x != 0) in the value's own
+/// arithmetic (an int32 or int64 square wraps around), else a conversion.
 template <typename A, typename In>
-A to_accumulator(Op op, In x, HostMap map = HostMap::none) {
+A to_accumulator(In x, HostMap map = HostMap::none) {
     const auto value = [&] {
         if constexpr (std::is_same_v<In, Half> || std::is_same_v<In, BFloat16>)
             return to_float(x);
@@ -156,8 +162,6 @@ A to_accumulator(Op op, In x, HostMap map = HostMap::none) {
             return x;
     }();
     using V = decltype(value);
-    if (info(op).map) // any and all, which take no other map
-        return static_cast<A>(value != 0);
     switch (map) {
     case HostMap::square:
         if constexpr (std::is_integral_v<V> && sizeof(V) >= sizeof(int)) {
@@ -243,7 +247,8 @@ axis_references(const ValuesView& values, const Shape& shape, const std::vector<
 /// side in memory order: offsets.reduced.size() values of `values`' type.
 void gather_result(const ValuesView& values, const AxisOffsets& offsets, std::size_t k, void* into);
 
-/// How host_reduce computes `op` of `type` here, e.g. "std::reduce(par_unseq), TBB backend".
+/// How host_reduce computes `op` of `type` here, e.g. "chunks of 65536 under
+/// std::for_each(par), TBB backend".
 std::string host_reduce_method(Op op, DataType type, std::optional<DataType> accumulate = {},
                                HostMap map = HostMap::none);
 

@@ -238,7 +238,7 @@ AxisOutcome reduce_shares(std::vector<Share>& shares, const Options& options,
     const auto size = info(values.type).size;
     for (auto& share : shares) {
         auto& run = *running.emplace_back(
-            new Running{DeviceQueue(share.device->device), {}, {}, {}, {}, {}, {}, {}});
+            new Running{DeviceQueue(share.device->device), {}, {}, {}, {}, {}, {}, {}, {}});
         run.reducer = std::make_unique<SegmentedReducer>(
             run.queue.context, share.device->device,
             recipe_for(options, query_report(share.device->device), Finish::passes));
