@@ -19,6 +19,11 @@
 
 namespace clreduce {
 
+/// --host-input's default chunk (--chunk): 64 MiB, long enough that a launch and an upload each
+/// take far longer than the fixed cost of enqueueing them. The plain and the exact streams take
+/// the same.
+constexpr std::uint64_t default_chunk_bytes = std::uint64_t{64} << 20;
+
 /// Reduces the first options.length values of `file` (--input), or as many random values
 /// without one (repeatedly in benchmark mode; once, without a warm-up, with -q), checks the
 /// result against the host reference (unless --no-check) and prints the report. A wrong result

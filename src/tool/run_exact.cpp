@@ -28,9 +28,6 @@
 namespace clreduce {
 namespace {
 
-/// The default chunk of --host-input: 64 MiB, as the plain stream's.
-constexpr std::uint64_t default_chunk_bytes = std::uint64_t{64} << 20;
-
 /// One device's part: its share of the values, the engine that sums them, and the share
 /// uploaded in buffers of at most --max-buffer values (none with --host-input, which
 /// uploads chunk by chunk in each run).

@@ -8,13 +8,6 @@
 #include <ostream>
 
 namespace clreduce {
-namespace {
-
-/// The default chunk: 64 MiB, long enough that a launch and an upload each take far longer
-/// than the fixed cost of enqueueing them.
-constexpr std::uint64_t default_chunk_bytes = std::uint64_t{64} << 20;
-
-} // namespace
 
 std::uint64_t stream_chunk(const Reducer& reducer, std::uint64_t length, std::uint64_t requested) {
     const std::uint64_t largest = reducer.report().largest_buffer / reducer.value_size();
