@@ -52,8 +52,9 @@
 
 // Mutation hooks: the steps that the test mutants (test/CMakeLists.txt) redefine, with -D or a
 // #define ahead of this file, to lose the last value of a work-item's run, the last
-// work-group's row, the entries that fold() leaves behind, the last of a narrow block's sums
-// (on CPUs), or the carries between limbs, or to widen the narrow blocks' span. A hook
+// work-group's row, the entries that fold() leaves behind, the last of a block's sums (on
+// CPUs), or the carries between limbs; or to ignore what a double block's sums lose, or widen
+// the float blocks' span. A hook
 // this file stopped using would leave its mutant a working kernel, which the mutant tests then
 // fail.
 #ifndef EXACT_IN_RUN
@@ -67,6 +68,9 @@
 #endif
 #ifndef EXACT_BLOCK_SUM
 #define EXACT_BLOCK_SUM(sum) (sum)
+#endif
+#ifndef EXACT_SPLIT_LOST
+#define EXACT_SPLIT_LOST(rest) (rest)
 #endif
 #ifndef EXACT_NARROW_SPAN
 #define EXACT_NARROW_SPAN 25 // on CPUs: see add_blocks()
@@ -352,18 +356,22 @@ Stride stride_of(ulong first, ulong end, ulong item, ulong items) {
 #endif
 }
 
-#if defined(CONTIGUOUS) && defined(VALUE_IS_FLOAT)
-// On CPUs, float values go in blocks. A block whose values' exponents span few binades is
-// summed with plain double additions, which are exact there: every value lies on the grid of
-// the smallest one's last bit, and the sums stay within the 53 bits of that grid a double
-// holds. A CPU vectorises those additions, where the TwoSum and the tests of deposit() run as
-// one chain: 2^24 random floats took 4.0 ms so on the 2-core PoCL, against 15.4 ms (the plain
-// sum 2.3; docs/exact-sums.md). Blocks with a NaN, an infinity, a subnormal or a wider span of
-// exponents take the expansions, value by value.
-#define BLOCK_VECTORS 64 // 16 values a lane in each of add_narrow_block()'s four sums
-// The widest span of biased exponents, EXACT_NARROW_SPAN (25): values below 2^(largest - 126)
-// on the grid of 2^(smallest - 150), sixteen of which sum below 2^(largest - 122), inside the
-// 2^53 steps of that grid while largest - 122 <= smallest - 150 + 53.
+#ifdef CONTIGUOUS
+// On CPUs, values go in blocks of 256 (BLOCK_VECTORS) that most data lets plain double
+// additions sum exactly, in four sums that a CPU vectorises, where the TwoSum and the tests of
+// deposit() run as one chain a work-item. Only the blocks' sums are deposited; a block that
+// does not qualify goes value by value. 2^24 random floats took 4.0 ms so on the 2-core PoCL
+// against 15.4 (the plain sum 2.3), doubles 10 against 23 (docs/exact-sums.md).
+#define BLOCK_VECTORS 64 // 16 values a lane in each of a block's four sums
+
+#ifdef VALUE_IS_FLOAT
+// Float values (float16 and bfloat16 loaded as floats): where the block has no NaN, infinity
+// or float subnormal and its exponents span few binades, every value lies on the grid of the
+// smallest one's last bit, and the sums stay within the 53 bits of that grid a double holds.
+// The widest span of biased exponents, EXACT_NARROW_SPAN (25): values below
+// 2^(largest - 126) on the grid of 2^(smallest - 150), sixteen of which sum below
+// 2^(largest - 122), inside the 2^53 steps of that grid while
+// largest - 122 <= smallest - 150 + 53.
 
 /// The largest magnitude's bits among the block's vectors from i on, and the smallest
 /// nonzero one's (zeros, less one, wrap around to the largest unsigned integer, so they
@@ -407,17 +415,89 @@ inline void add_narrow_block(global const VALUE* values, ulong i, doubleN* expan
     deposit4(EXACT_BLOCK_SUM(d), expansion, digits);
 }
 
-/// Adds the whole blocks of [i, end) to a work-item's expansions; returns where they end.
+/// Adds a block of float values, where it is narrow; false, and nothing added, where not.
+inline bool add_block(global const VALUE* values, ulong i, doubleN* expansion, local long* digits) {
+    if (!narrow_block(block_magnitudes(values, i)))
+        return false;
+    add_narrow_block(values, i, expansion, digits);
+    return true;
+}
+#else
+// Doubles: a double's 53 bits leave no room for a span, so each of a block's sums starts at a
+// splitter, 1.5 * 2^t with t six binades above its largest magnitude, and stays in that one
+// binade: each addition rounds the value to the splitter's grid, and the rest, exact (Fast2Sum:
+// the splitter is the larger), goes to a second sum 48 binades lower, whose own rests must be
+// zero. Values within some 42 binades of the block's largest leave none; where any is not
+// zero (EXACT_SPLIT_LOST), the block goes value by value. The sums less their splitters
+// (exact: within a factor 2 of each other) hold the block's sum exactly.
+
+/// The block's largest magnitude, or NaN where a value is a NaN or an infinity.
+inline double block_largest(global const VALUE* values, ulong i) {
+    double4 largest = 0;
+    long4 special = 0;
+    for (int k = 0; k < BLOCK_VECTORS; ++k) {
+        const double4 x = vload4(i + k, values);
+        largest = fmax(largest, fabs(x));
+        special |= !finite(x);
+    }
+    largest.lo = fmax(largest.lo, largest.hi);
+    return any(special != 0) ? NAN : fmax(largest.x, largest.y);
+}
+
+/// Adds x to a splitter's sum `high`, and what its grid cannot hold to the sum `low`; notes
+/// whether low's grid lost anything.
+inline void split_add(double4* high, double4* low, double4 x, long4* lost) {
+    const double4 next_high = *high + x;
+    const double4 rest = x - (next_high - *high);
+    *high = next_high;
+    const double4 next_low = *low + rest;
+    *lost |= EXACT_SPLIT_LOST(rest - (next_low - *low)) != 0;
+    *low = next_low;
+}
+
+/// Adds a block of doubles, where its splitters hold it; false, and nothing added, where not.
+inline bool add_block(global const VALUE* values, ulong i, doubleN* expansion, local long* digits) {
+    const double largest = block_largest(values, i);
+    if (largest == 0)
+        return true;
+    if (isnan(largest))
+        return false;
+    const int exponent = ilogb(largest) + 1; // largest < 2^exponent
+    if (exponent > 1000 || exponent < -960)  // the splitters finite and normal
+        return false;
+    const double high_splitter = 1.5 * ldexp(1.0, exponent + 6);
+    const double low_splitter = 1.5 * ldexp(1.0, exponent + 6 - 48);
+    double4 ha = high_splitter, hb = high_splitter, hc = high_splitter, hd = high_splitter;
+    double4 la = low_splitter, lb = low_splitter, lc = low_splitter, ld = low_splitter;
+    long4 lost = 0;
+    for (int k = 0; k < BLOCK_VECTORS; k += 4) {
+        split_add(&ha, &la, vload4(i + k, values), &lost);
+        split_add(&hb, &lb, vload4(i + k + 1, values), &lost);
+        split_add(&hc, &lc, vload4(i + k + 2, values), &lost);
+        split_add(&hd, &ld, vload4(i + k + 3, values), &lost);
+    }
+    if (any(lost != 0))
+        return false;
+    deposit4(ha - high_splitter, expansion, digits);
+    deposit4(hb - high_splitter, expansion, digits);
+    deposit4(hc - high_splitter, expansion, digits);
+    deposit4(hd - high_splitter, expansion, digits);
+    deposit4(la - low_splitter, expansion, digits);
+    deposit4(lb - low_splitter, expansion, digits);
+    deposit4(lc - low_splitter, expansion, digits);
+    deposit4(EXACT_BLOCK_SUM(ld - low_splitter), expansion, digits);
+    return true;
+}
+#endif
+
+/// Adds the whole blocks of [i, end) to a work-item's expansions, each a block at once where
+/// add_block() can, else value by value; returns where they end.
 inline ulong add_blocks(global const VALUE* values, ulong i, ulong end, doubleN* expansion,
                         local long* digits) {
-    for (; EXACT_IN_RUN(i + BLOCK_VECTORS - 1, end); i += BLOCK_VECTORS) {
-        if (narrow_block(block_magnitudes(values, i))) {
-            add_narrow_block(values, i, expansion, digits);
-            continue;
-        }
-        for (int k = 0; k < BLOCK_VECTORS; ++k)
-            add_values(LOAD4(i + k, values), expansion, digits);
-    }
+    for (; EXACT_IN_RUN(i + BLOCK_VECTORS - 1, end); i += BLOCK_VECTORS)
+        if (!add_block(values, i, expansion, digits))
+            for (int k = 0; k < BLOCK_VECTORS; ++k)
+                add_values(LOAD4(i + k, values), expansion, digits);
     return i;
 }
 #endif
@@ -429,7 +509,7 @@ inline void add_vectors(global const VALUE* values, Stride stride, doubleN* expa
     const ulong end = stride.end;
     const ulong step = stride.step;
     ulong i = stride.start;
-#if defined(CONTIGUOUS) && defined(VALUE_IS_FLOAT)
+#ifdef CONTIGUOUS
     i = add_blocks(values, i, end, expansion, digits); // step is 1 on CPUs (stride_of())
 #endif
 #if LOADS_IN_FLIGHT == 4

@@ -300,8 +300,9 @@ TEST_CASE("the exact sum of any range or pieces has the host's exact bits", "[ap
 }
 
 /// One work-item a work-group, so that each reads a long run: on a CPU, blocks (exact_sum.cl's
-/// add_blocks()). Exponents within 4 binades of 1 and mantissas in (-1, 1) leave most blocks
-/// narrow, summed with plain double additions, and some wider, which go value by value.
+/// add_blocks()). Exponents within 4 binades of 1 and mantissas in (-1, 1) leave most float
+/// blocks narrow, summed with plain double additions, and some wider, which go value by value;
+/// doubles' blocks are summed against splitters.
 template <typename T>
 void check_blocks(const DeviceUnderTest& target, DataType type) {
     const HostValues held = cancelling_values<T>(300007, 4);
@@ -318,6 +319,7 @@ TEST_CASE("values close in magnitude, in long runs a work-item, sum to the host'
         if (!exact_sum_runs(target))
             continue;
         check_blocks<cl_float>(target, DataType::float32);
+        check_blocks<cl_double>(target, DataType::float64);
         check_blocks<Half>(target, DataType::float16);
         check_blocks<BFloat16>(target, DataType::bfloat16);
     }

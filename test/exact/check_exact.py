@@ -142,18 +142,22 @@ def fold_case(clreduce, type_name):
     return [("fold-quarters", half(0) + [-x for x in half(1)])]
 
 
-def narrow_edge_case(type_name):
-    """Blocks of 256 floats (a CPU work-item's, with -w 1) whose exponents span 26 binades:
-    one past what plain double additions sum exactly (add_blocks() in exact_sum.cl). A block
+def block_edge_case(type_name):
+    """Blocks of 256 values (a CPU work-item's, with -w 1: add_block() in exact_sum.cl) one
+    step past what a block's sums hold exactly, which must go value by value. Floats: the
+    exponents span 26 binades, one more than plain double additions sum exactly; a block
     starts with its smallest value, whose last bit the ninth value of its lane (the lane's
-    sum then past 2^4) would round away; each is followed by a block that cancels its large
-    values, so that the sum is the small values' alone."""
-    if type_name != "float":
+    sum then past 2^4) would round away. Doubles: the smallest value's last bit lies 100
+    binades below the largest, past the second sum's grid. Each block is followed by one
+    that cancels its large values, so that the sum is the small values' alone."""
+    if type_name == "float":
+        name, large, small = "narrow-edge", 2 - 2.0**-23, (1 + 2.0**-23) * 2.0**-26
+    elif type_name == "double":
+        name, large, small = "split-edge", 1.0, 2.0**-60 + 2.0**-100
+    else:
         return []
-    large = 2 - 2.0**-23
-    small = (1 + 2.0**-23) * 2.0**-26
     pair = [small] + [large] * 159 + [-large] * 96 + [-large] * 63 + [0.0] * 193
-    return [("narrow-edge", pair * 64)]
+    return [(name, pair * 64)]
 
 
 def bits(x, type_name):
@@ -183,7 +187,7 @@ def check(clreduce, work_dir):
     failures = 0
     for type_name in FORMATS:
         for name, values in (list(cases(type_name)) + fold_case(clreduce, type_name) +
-                             narrow_edge_case(type_name)):
+                             block_edge_case(type_name)):
             path = os.path.join(work_dir, "%s-%s.raw" % (type_name, name))
             with open(path, "wb") as file:
                 file.write(to_bytes(values, type_name))
@@ -284,13 +288,15 @@ def check_long_row(clreduce, work_dir, type_name, descr):
 
 # The inputs a mutant must fail on, where not the float and double ones with cancellation:
 # entries left behind by fold() only where it hands over first entries alone, which
-# cancellation never lets it do; a narrow block's sum only where float values (not double)
-# close in magnitude fill a CPU work-item's blocks, and only the narrow edge's blocks
-# spanning one binade too many round.
+# cancellation never lets it do; a block's sum only where a CPU work-item's blocks qualify
+# (float values close in magnitude: not the cancellation's), and only the block edges'
+# blocks lose what their sums cannot hold.
 MUTANT_INPUTS = {
     "drop-left-behind": (("float", "fold-quarters"), ("double", "fold-quarters")),
-    "drop-block-sum": (("float", "alternating"), ("float", "all-equal")),
+    "drop-block-sum": (("float", "alternating"), ("float", "all-equal"),
+                       ("double", "cancellation"), ("double", "alternating")),
     "narrow-span": (("float", "narrow-edge"),),
+    "ignore-split-loss": (("double", "split-edge"),),
 }
 CANCELLATION = tuple((type_name, name) for type_name in ("float", "double")
                      for name in ("cancellation", "alternating"))
