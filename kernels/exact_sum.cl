@@ -54,9 +54,8 @@
 // #define ahead of this file, to lose the last value of a work-item's run, the last
 // work-group's row, the entries that fold() leaves behind, the last of a block's sums (on
 // CPUs), or the carries between limbs; or to ignore what a double block's sums lose, or widen
-// the float blocks' span. A hook
-// this file stopped using would leave its mutant a working kernel, which the mutant tests then
-// fail.
+// the float blocks' span. A hook this file stopped using would leave its mutant a working
+// kernel, which the mutant tests then fail.
 #ifndef EXACT_IN_RUN
 #define EXACT_IN_RUN(i, end) ((i) < (end))
 #endif
@@ -73,7 +72,7 @@
 #define EXACT_SPLIT_LOST(rest) (rest)
 #endif
 #ifndef EXACT_NARROW_SPAN
-#define EXACT_NARROW_SPAN 25 // on CPUs: see add_blocks()
+#define EXACT_NARROW_SPAN 25 // on CPUs: see narrow_block()
 #endif
 #ifndef EXACT_CARRY
 #define EXACT_CARRY(sum) ((sum) >> DIGIT_BITS) // arithmetic: a negative sum borrows

@@ -6,7 +6,6 @@
 #include <cstring>
 #include <execution>
 #include <functional>
-#include <numeric>
 #include <vector>
 
 namespace clreduce {
