@@ -305,9 +305,11 @@ SegmentDevice segment_device(std::size_t work_group_size, std::uint64_t compute_
     device.values_per_chunk_item = or_default(tuning.values_per_chunk_item, 64);
     device.values_per_column_item = or_default(tuning.values_per_column_item, 1024);
     // On the H100, rows of 8 to 512 values read at up to 1.3 times the speed with 256
-    // work-groups a compute unit in a launch as with 64 (docs/axes.md).
+    // work-groups a compute unit in a launch as with 64; on the 16-core PoCL, rows of 2 to
+    // 2^15 values took 0.77 to 0.99 times as long with 16 a core as with 4 (one shape of 26,
+    // 1.05): a core that finishes early takes another work-group (docs/axes.md).
     device.launched_work_groups =
-        compute_units * or_default(tuning.launched_groups_per_unit, cpu ? 4 : 256);
+        compute_units * or_default(tuning.launched_groups_per_unit, cpu ? 16 : 256);
     // A CPU core streams a row best alone, as reduce.cl's REDUCE_CONTIGUOUS does: on the
     // 16-core PoCL, rows of 16 to 2^15 values read 1.1 to 2.3 times as fast with a work-item
     // per row, where there are half a work-group's rows per core or more (docs/axes.md).
