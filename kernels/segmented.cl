@@ -14,6 +14,8 @@
 //                     values; narrow matrices put several rows in one work-group's reads.
 //   reduce_vector_rows  narrow rows on GPUs: a work-item a row, the tile's rows read as
 //                     vectors side by side, their parts meeting in local memory.
+//   reduce_vector_row_runs  narrow rows on CPUs only (REDUCE_CONTIGUOUS): a work-item a row,
+//                     read as vectors.
 //   ..._batched       the two where a work-item reduces a whole narrow row or column a tile:
 //                     several tiles at once.
 //   reduce_column_strips  few rows of many columns on GPUs: each work-item owns a strip of
@@ -134,6 +136,33 @@ kernel void reduce_segments(global const input_t* in, ulong first, ulong index_b
 accum_t fold_vector(global const input_t* in, ulong v, ulong row_first, ulong index_base) {
     return REDUCE_COMBINE_LANES(op, read4(in, v, row_first, index_base));
 }
+
+#if defined(REDUCE_CONTIGUOUS)
+// reduce_vector_rows for CPUs: each work-item reads its own row, any number of vectors,
+// combining them as 4-vectors of accumulators and the lanes at the end. Read a value at a time,
+// a row of 16 values spent more on its scalar loop than on its one cache line (on the 16-core
+// PoCL, docs/axes.md). The same arguments; `scratch` unused.
+kernel void reduce_vector_row_runs(global const input_t* in, ulong first, ulong index_base,
+                                   global const ulong* offsets, ulong uniform, ulong segments,
+                                   uint width, ulong chunks, ulong tiles, uint tiles_per_group,
+                                   global accum_t* out, ulong first_out, local accum_t* scratch) {
+    const ulong parts = uniform / REDUCE_VALUES_PER_LOAD;
+    const ulong first_vector = first / REDUCE_VALUES_PER_LOAD;
+    ulong tile, last;
+    group_tiles(tiles, tiles_per_group, &tile, &last);
+    for (; tile < last; ++tile) {
+        const ulong row = tile * get_local_size(0) + get_local_id(0);
+        if (row >= segments)
+            continue;
+        const ulong row_first = first + row * uniform;
+        const ulong v = first_vector + row * parts;
+        accum4_t lanes = read4(in, v, row_first, index_base);
+        for (ulong p = 1; p < parts; ++p)
+            lanes = op4(lanes, read4(in, v + p, row_first, index_base));
+        out[first_out + row] = REDUCE_COMBINE_LANES(op, lanes);
+    }
+}
+#endif
 
 // reduce_segments for narrow uniform rows on GPUs (rows of `parts` vectors, a power of two
 // that divides the work-group size, each at a multiple of n values: `first` and `uniform`

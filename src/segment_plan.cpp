@@ -3,6 +3,7 @@
 #include "clreduce/errors.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <sstream>
 
@@ -246,31 +247,41 @@ void strip_columns(SegmentPass& pass, const SegmentDevice& device) {
 /// work-item a row: read as vectors, rows of 4 and 8 floats took 1 to 3% longer on the H100.
 constexpr std::uint64_t fewest_loads_of_wide_values = 4;
 
-/// Narrow uniform rows, whole (GPUs): where a row is a power of two of aligned vector loads,
-/// fewer than the device's vector_loads_below and no more than a work-group's work-items,
-/// reduce_vector_rows reads the rows of a tile side by side as vectors, a work-item a row, in
-/// work-groups of the device's team_group_size; their partials, two tiles' worth, must fit in
-/// local memory. Measured on the H100 (docs/axes.md), R x C = 2^28: rows of 16 to 64 floats
-/// took 0.88 to 0.97 times as long as in teams, rows of 16 to 256 bytes 0.42 to 0.61 times,
-/// of 8 to 128 int16 0.62 to 0.90 times, of 16 to 64 doubles 0.79 to 0.84 times; teams read
-/// each row a value per work-item, 1 to 8 bytes a load. Rows of 32 loads took longer.
+/// Narrow uniform rows, whole, of aligned vector loads, fewer than the device's
+/// vector_loads_below, a work-item a row (reduce_vector_rows).
+/// - GPUs: where a row is a power of two of loads, no more than a work-group's work-items, the
+///   rows of a tile are read side by side as vectors, in work-groups of the device's
+///   team_group_size; their partials, two tiles' worth, must fit in local memory. Measured on
+///   the H100 (docs/axes.md), R x C = 2^28: rows of 16 to 64 floats took 0.88 to 0.97 times
+///   as long as in teams, rows of 16 to 256 bytes 0.42 to 0.61 times, of 8 to 128 int16 0.62
+///   to 0.90 times, of 16 to 64 doubles 0.79 to 0.84 times; teams read each row a value per
+///   work-item, 1 to 8 bytes a load. Rows of 32 loads took longer.
+/// - CPUs (contiguous runs): each work-item reads its own row's loads, any number of them, in
+///   the work-groups the rows had (reduce_vector_row_runs). On the 16-core PoCL, whole rows of
+///   4 to 65536 int32 or floats took 0.45 to 0.91 times as long as read a value at a time.
 void read_rows_as_vectors(SegmentPass& pass, const SegmentDevice& device, std::uint64_t first) {
     const auto n = device.values_per_load;
     if (n == 0 || pass.kernel != SegmentKernel::rows || pass.chunks != 1 || first % n != 0 ||
         pass.length % n != 0 || pass.length == 0)
         return;
     const auto loads = pass.length / n;
-    const auto size = std::min<std::uint64_t>(device.work_group_size,
-                                              std::max<std::uint64_t>(1, device.team_group_size));
-    if (loads >= device.vector_loads_below || loads > size || (loads & (loads - 1)) != 0 ||
-        (n == 4 && loads < fewest_loads_of_wide_values))
+    const bool own_rows = device.contiguous_work_group_size != 0;
+    const auto size =
+        own_rows ? pass.work_group_size
+                 : std::min<std::uint64_t>(device.work_group_size,
+                                           std::max<std::uint64_t>(1, device.team_group_size));
+    if (loads >= device.vector_loads_below)
+        return;
+    if (!own_rows && (loads > size || (loads & (loads - 1)) != 0 ||
+                      (n == 4 && loads < fewest_loads_of_wide_values)))
         return;
     auto vectors = pass;
     vectors.vectors = static_cast<std::uint32_t>(loads);
+    vectors.own_rows = own_rows;
     vectors.width = 1;
     vectors.batch = 1;
     vectors.work_group_size = size;
-    if (scratch_bytes(vectors, 1) > device.local_accumulators)
+    if (!own_rows && scratch_bytes(vectors, 1) > device.local_accumulators)
         return;
     auto smaller = device;
     smaller.launched_work_groups *= device.work_group_size / size;
@@ -281,7 +292,7 @@ void read_rows_as_vectors(SegmentPass& pass, const SegmentDevice& device, std::u
 } // namespace
 
 std::size_t scratch_bytes(const SegmentPass& pass, std::size_t accumulator_size) {
-    if (pass.vectors == 0)
+    if (pass.vectors == 0 || pass.own_rows)
         return pass.work_group_size * accumulator_size;
     // reduce_vector_rows: two tiles of a row a work-item, a row's partials an odd pitch apart.
     return 2 * pass.work_group_size * (pass.vectors | 1u) * accumulator_size;
@@ -322,7 +333,9 @@ SegmentDevice segment_device(std::size_t work_group_size, std::uint64_t compute_
     // rows are not in teams.
     device.team_group_size = or_default(tuning.team_group_size, cpu ? 1 : 64);
     device.team_group_rows = or_default(tuning.team_group_rows, 128);
-    device.vector_loads_below = or_default(tuning.vector_loads_below, cpu ? 1 : 17);
+    // A CPU's work-item reads its own row's loads, as many as a whole row has (docs/axes.md).
+    device.vector_loads_below =
+        or_default(tuning.vector_loads_below, cpu ? std::numeric_limits<std::uint64_t>::max() : 17);
     // Strips measured faster on the H100 up to 1024 rows, the most a column of 2^28 values
     // read whole had; a CPU's work-item streams its column alone, not measured in strips.
     device.strip_rows_below = or_default(tuning.strip_rows_below, cpu ? 1 : 2048);
@@ -511,7 +524,8 @@ std::string describe(const std::vector<SegmentPass>& passes) {
         text << name_of(pass.kernel) << ": ";
         if (pass.vectors > 0)
             text << pass.blocks << " segments of " << pass.length << ", a work-item each, read as "
-                 << pass.vectors << (pass.vectors == 1 ? " vector" : " vectors") << " side by side";
+                 << pass.vectors << (pass.vectors == 1 ? " vector" : " vectors")
+                 << (pass.own_rows ? " in turn" : " side by side");
         else if (pass.kernel == SegmentKernel::rows)
             text << pass.blocks << " segments of " << pass.length << ", " << pass.width
                  << " work-items each";

@@ -77,7 +77,10 @@ SegmentedReducer::SegmentedReducer(const cl::Context& context, const cl::Device&
             program_kernel(device_, program, "reduce_column_strips"),
             policy_->contiguous_runs ? program_kernel(device_, program, "reduce_column_runs")
                                      : cl::Kernel(),
-            vector_rows ? program_kernel(device_, program, "reduce_vector_rows") : cl::Kernel()};
+            vector_rows ? program_kernel(device_, program, "reduce_vector_rows") : cl::Kernel(),
+            vector_rows && policy_->contiguous_runs
+                ? program_kernel(device_, program, "reduce_vector_row_runs")
+                : cl::Kernel()};
     };
     // Only the values' first pass reads rows as vectors; not argmin's or argmax's (leads).
     values_kernels_ =
@@ -88,14 +91,14 @@ SegmentedReducer::SegmentedReducer(const cl::Context& context, const cl::Device&
     partials_kernels_ =
         kernels_of(segmented_source(*policy_, policy_->accumulator, partials_user, Reads::partials),
                    policy_->partials_build_options, false);
-    device_shape_ = std::make_unique<SegmentDevice>(
-        launch_shape(*report_, *policy_,
-                     {values_kernels_.rows, values_kernels_.columns, values_kernels_.rows_batched,
-                      values_kernels_.columns_batched, values_kernels_.column_strips,
-                      partials_kernels_.rows, partials_kernels_.columns,
-                      partials_kernels_.rows_batched, partials_kernels_.columns_batched,
-                      partials_kernels_.column_strips, values_kernels_.vector_rows},
-                     device_, tuning));
+    device_shape_ = std::make_unique<SegmentDevice>(launch_shape(
+        *report_, *policy_,
+        {values_kernels_.rows, values_kernels_.columns, values_kernels_.rows_batched,
+         values_kernels_.columns_batched, values_kernels_.column_strips, partials_kernels_.rows,
+         partials_kernels_.columns, partials_kernels_.rows_batched,
+         partials_kernels_.columns_batched, partials_kernels_.column_strips,
+         values_kernels_.vector_rows, values_kernels_.vector_row_runs},
+        device_, tuning));
 } catch (const cl::Error& error) {
     throw Error(error);
 }
@@ -143,12 +146,13 @@ void SegmentedReducer::enqueue_pass(const cl::CommandQueue& queue, const Segment
     const bool rows = pass.kernel == SegmentKernel::rows;
     const bool runs = pass.kernel == SegmentKernel::column_runs;
     const bool batched = pass.batch > 1;
-    cl::Kernel kernel = runs               ? kernels.column_runs
-                        : pass.vectors > 0 ? kernels.vector_rows
-                        : rows             ? (batched ? kernels.rows_batched : kernels.rows)
-                        : batched          ? kernels.columns_batched
-                        : pass.strip > 1   ? kernels.column_strips
-                                           : kernels.columns;
+    cl::Kernel kernel = runs ? kernels.column_runs
+                        : pass.vectors > 0
+                            ? (pass.own_rows ? kernels.vector_row_runs : kernels.vector_rows)
+                        : rows           ? (batched ? kernels.rows_batched : kernels.rows)
+                        : batched        ? kernels.columns_batched
+                        : pass.strip > 1 ? kernels.column_strips
+                                         : kernels.columns;
     // Where the kernels read, the shape each reads, then the arguments all take: how the
     // work is cut, where the results go; the team kernels' local memory last. Uniform rows
     // still pass a buffer where the offsets go; the kernel does not read it.

@@ -326,10 +326,25 @@ TEST_CASE("narrow rows of aligned loads are read as vectors on GPUs, where their
         device.values_per_load = 0;
         CHECK(first_pass(32).vectors == 0);
     }
-    SECTION("not on CPUs, unless tuned") {
+    SECTION("on CPUs each work-item reads its own row's loads, any number") {
         auto cpu = segment_device(256, 16, true);
         cpu.values_per_load = 4;
-        cpu.local_accumulators = 12288;
-        CHECK(plan_axis(axis_layout(Shape{{1 << 19, 32}}, {1}), cpu)[0].vectors == 0);
+        cpu.local_accumulators = 0; // its own row's: no partials in local memory
+        const auto cpu_pass = [&](std::uint64_t rows, std::uint64_t columns) {
+            return plan_axis(axis_layout(Shape{{rows, columns}}, {1}), cpu)[0];
+        };
+        CHECK(cpu_pass(1 << 19, 32).vectors == 8);
+        CHECK(cpu_pass(1 << 19, 32).own_rows);
+        CHECK(cpu_pass(1 << 19, 32).work_group_size == 256);
+        CHECK(cpu_pass(1 << 19, 4).vectors == 1);
+        CHECK(cpu_pass(1 << 19, 48).vectors == 12);
+        CHECK(cpu_pass(1 << 19, 68).vectors == 17);
+        CHECK(cpu_pass(1 << 12, 1 << 12).vectors == 1024);
+        CHECK(cpu_pass(16, 1 << 20).vectors == 0);       // few long rows: split in chunks
+        CHECK(cpu_pass(1 << 19, 30).vectors == 0);       // not a multiple of a load
+        CHECK(cpu_pass(1000, 32).work_group_size == 16); // few rows: the contiguous plan's groups
+        CHECK(describe({cpu_pass(1 << 19, 32)}) ==
+              "rows: 524288 segments of 32, a work-item each, read as 8 vectors in turn, 1 "
+              "chunk, 256 work-groups of 256, 8 tiles each\n");
     }
 }

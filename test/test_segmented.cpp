@@ -183,8 +183,10 @@ TEST_CASE("every op and type reduces along axes, in work-groups that loop over t
             SegmentedReducer reducer(queue.context, queue.device, combination.recipe);
             for (const int axis : {0, 1})
                 check_axes(reducer, *combination.target, combination.recipe, {{37, 1031}}, {axis});
-            // Many rows: on a CPU, a work-item per row.
+            // Many rows: on a CPU, a work-item per row; rows of 48 values, on a CPU read as
+            // vectors (but argmin's and argmax's), 3 to 12 loads as the type's values are wide.
             check_axes(reducer, *combination.target, combination.recipe, {{1031, 37}}, {1});
+            check_axes(reducer, *combination.target, combination.recipe, {{301, 48}}, {1});
             SegmentedReducer looping_reducer(queue.context, queue.device, combination.recipe,
                                              looping);
             for (const auto& [shape, axes] : telling_axis_cases()) {

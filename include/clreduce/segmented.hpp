@@ -193,6 +193,7 @@ private:
         cl::Kernel column_strips; // few rows of many columns, a strip of columns a work-item
         cl::Kernel column_runs;   // CPUs only (REDUCE_CONTIGUOUS)
         cl::Kernel vector_rows;   // narrow rows read as vectors; not for argmin's, argmax's values
+        cl::Kernel vector_row_runs; // ... on CPUs only (REDUCE_CONTIGUOUS)
     };
     Kernels values_kernels_;   // read the input's values
     Kernels partials_kernels_; // read partials (accumulators)

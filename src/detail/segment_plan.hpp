@@ -35,7 +35,8 @@ struct SegmentPass {
     std::uint32_t tiles_per_group = 1; // >1: a work-group loops over several
     std::uint32_t batch = 1; // >1: the batched kernel, a work-item reduces that many tiles at once
     std::uint32_t strip = 1; // >1: reduce_column_strips, a work-item owns that many columns
-    std::uint32_t vectors = 0;     // >0: reduce_vector_rows, each row that many vector loads
+    std::uint32_t vectors = 0; // >0: reduce_vector_rows, each row that many vector loads
+    bool own_rows = false;     // with vectors: reduce_vector_row_runs (CPUs), a work-item its row's
     std::uint64_t work_groups = 0; // tiles / tiles_per_group
     std::size_t work_group_size = 1;
     std::uint64_t outputs() const;
