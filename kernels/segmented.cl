@@ -14,7 +14,7 @@
 //                     values; narrow matrices put several rows in one work-group's reads.
 //   reduce_vector_rows  narrow rows on GPUs: a work-item a row, the tile's rows read as
 //                     vectors side by side, their parts meeting in local memory.
-//   reduce_vector_row_runs  narrow rows on CPUs only (REDUCE_CONTIGUOUS): a work-item a row,
+//   reduce_vector_row_runs  whole rows on CPUs only (REDUCE_CONTIGUOUS): a work-item a row,
 //                     read as vectors.
 //   ..._batched       the two where a work-item reduces a whole narrow row or column a tile:
 //                     several tiles at once.
@@ -424,8 +424,8 @@ accum_t mapped(global const input_t* row, ulong k, ulong index) {
 // the core's cache: out[first_out + (block * chunks + chunk) * columns + k] for column k, a row
 // of partials per chunk, which a second launch reduces as columns. Four rows a turn meet in
 // registers before they update the results, a quarter of the results' loads and stores: on the
-// 16-core PoCL columns took 0.5 to 0.7 times as long as a row a turn (docs/axes.md). The same
-// arguments as reduce_columns, and `blocks`; no local memory.
+// 16-core PoCL columns took 0.44 to 0.84 times as long as a row a turn (docs/axes.md). The
+// same arguments as reduce_columns, and `blocks`; no local memory.
 kernel void reduce_column_runs(global const input_t* in, ulong first, ulong index_base, ulong rows,
                                ulong columns, ulong blocks, uint width, ulong chunks, ulong tiles,
                                uint tiles_per_group, global accum_t* out, ulong first_out) {

@@ -289,7 +289,8 @@ TEST_CASE("few long CSR segments are cut in the chunks that fill the device", "[
     CHECK(plan_csr(100, 1000, gpu()).size() == 1);     // short: teams of a few work-items
 }
 
-TEST_CASE("narrow rows of aligned loads are read as vectors on GPUs, where their partials fit",
+TEST_CASE("rows of aligned loads are read as vectors: narrow ones on GPUs where their partials "
+          "fit, whole ones on CPUs",
           "[segment_plan]") {
     auto device = gpu();
     device.local_accumulators = 12288; // 48 KiB of 4-byte accumulators
