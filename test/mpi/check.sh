@@ -14,7 +14,11 @@ mpirun=("$2" --allow-run-as-root --oversubscribe)
 shift 2
 out=$(mktemp)
 err=$(mktemp)
-trap 'rm -f "$out" "$err"' EXIT
+# A session folder of its own: mpiruns started at once (CTest runs tests side by side) race to
+# create the shared one, and the loser fails ("A call to mkdir was unable to create").
+session=$(mktemp -d)
+export OMPI_MCA_orte_tmpdir_base="$session"
+trap 'rm -rf "$out" "$err" "$session"' EXIT
 
 run() {
   set +e
