@@ -415,17 +415,50 @@ accum_t mapped(global const input_t* row, ulong k, ulong index) {
     return map(load(row, k), index);
 }
 
+// Column k of two rows of a strip, `apart` rows apart, the first at `row`, whose index along the
+// axis is `index`: mapped and combined.
+accum_t two_rows(global const input_t* row, ulong k, ulong index, ulong columns, ulong apart) {
+    return op(mapped(row, k, index), mapped(row + apart * columns, k, index + apart));
+}
+
+// The widest strip, in bytes a row, whose chunk reduce_column_runs reads as eight parts at once.
+#define NARROW_STRIP_BYTES 4096
+
+// The first 8 * `part` rows of a chunk from row `from` on, columns [0, count) from in[base] on,
+// reduced into result[0, count), read as eight parts of `part` rows at once, a row of each a
+// turn, which meet in registers before they update the results. Neighbouring rows of a narrow
+// strip are one stream for the core's prefetcher, eight parts are eight streams side by side.
+void fold_eight_parts(global const input_t* in, ulong base, ulong columns, ulong count, ulong from,
+                      ulong part, ulong index_base, global accum_t* result) {
+    const ulong step = 2 * part * columns; // from a pair of parts to the next
+    for (ulong r = from; r < from + part; ++r) {
+        global const input_t* row = in + base + r * columns;
+        const ulong index = index_base + r;
+        for (ulong k = 0; k < count; ++k) {
+            const accum_t first_four = op(two_rows(row, k, index, columns, part),
+                                          two_rows(row + step, k, index + 2 * part, columns, part));
+            const accum_t last_four =
+                op(two_rows(row + 2 * step, k, index + 4 * part, columns, part),
+                   two_rows(row + 3 * step, k, index + 6 * part, columns, part));
+            result[k] = op(result[k], op(first_four, last_four));
+        }
+    }
+}
+
 // reduce_columns for CPUs, whose driver runs a work-group's work-items one after another on
 // one core: a work-item per column would stride through memory a row at a time. Here work-item
 // t of the launch reduces a strip of `width` neighbouring columns over one chunk of the rows:
 // strip t % strips (strips = columns / width, rounded up) of chunk t / strips % chunks of block
-// t / strips / chunks. Each row's strip is one contiguous run, which the compiler vectorises and
-// the core's prefetcher follows, reduced into the strip's results where they go, which stay in
-// the core's cache: out[first_out + (block * chunks + chunk) * columns + k] for column k, a row
-// of partials per chunk, which a second launch reduces as columns. Four rows a turn meet in
-// registers before they update the results, a quarter of the results' loads and stores: on the
-// 16-core PoCL columns took 0.44 to 0.84 times as long as a row a turn (docs/axes.md). The
-// same arguments as reduce_columns, and `blocks`; no local memory.
+// t / strips / chunks. Each row's strip is one contiguous run, which the compiler vectorises,
+// reduced into the strip's results where they go, which stay in the core's cache:
+// out[first_out + (block * chunks + chunk) * columns + k] for column k, a row of partials per
+// chunk, which a second launch reduces as columns. A strip of up to NARROW_STRIP_BYTES a row
+// reads its chunk as eight parts at once (fold_eight_parts(); on the 16-core PoCL 0.50 to 0.88
+// times as long as four neighbouring rows a turn, docs/axes.md). Wider strips' rows are a page
+// apart already, and the eight rows of a turn and the results, a multiple of 4 KiB apart, would
+// share the same sets of the core's cache (1.3 times as long at 4096 columns); they, and the
+// rows the parts leave, go four neighbouring rows a turn. The same arguments as reduce_columns,
+// and `blocks`; no local memory.
 kernel void reduce_column_runs(global const input_t* in, ulong first, ulong index_base, ulong rows,
                                ulong columns, ulong blocks, uint width, ulong chunks, ulong tiles,
                                uint tiles_per_group, global accum_t* out, ulong first_out) {
@@ -447,6 +480,11 @@ kernel void reduce_column_runs(global const input_t* in, ulong first, ulong inde
             result[k] = identity();
         const ulong to = chunk_begin(rows, chunks, chunk + 1);
         ulong r = chunk_begin(rows, chunks, chunk);
+        if (count * sizeof(input_t) <= NARROW_STRIP_BYTES) {
+            const ulong part = (to - r) / 8;
+            fold_eight_parts(in, base, columns, count, r, part, index_base, result);
+            r += 8 * part;
+        }
         for (; r + 3 < to; r += 4) {
             global const input_t* row = in + base + r * columns;
             const ulong index = index_base + r;
