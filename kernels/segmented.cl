@@ -468,12 +468,13 @@ void fold_eight_parts(global const input_t* in, ulong base, ulong columns, ulong
 // reduced into the strip's results where they go, which stay in the core's cache:
 // out[first_out + (block * chunks + chunk) * columns + k] for column k, a row of partials per
 // chunk, which a second launch reduces as columns. A strip of up to NARROW_STRIP_BYTES a row
-// reads its chunk as eight parts at once (fold_eight_parts(); on the 16-core PoCL 0.50 to 0.88
-// times as long as four neighbouring rows a turn, docs/axes.md). Wider strips' rows are a page
-// apart already, and the eight rows of a turn and the results, a multiple of 4 KiB apart, would
-// share the same sets of the core's cache (1.3 times as long at 4096 columns); they, and the
-// rows the parts leave, go four neighbouring rows a turn. The same arguments as reduce_columns,
-// and `blocks`; no local memory.
+// reads its chunk as eight parts at once (fold_eight_parts(); on the 16-core PoCL columns of 2
+// to 512 took 0.58 to 0.85 times as long as four neighbouring rows a turn, docs/axes.md). Wider
+// strips' rows are a page apart already, and in eight parts they were slower (1.25 to 1.39
+// times as long at 4096 and 8192 columns: likely the eight rows of a turn, a multiple of 4 KiB
+// apart, in the same sets of the core's cache); they, and the rows the parts leave, go four
+// neighbouring rows a turn. The same arguments as reduce_columns, and `blocks`; no local
+// memory.
 kernel void reduce_column_runs(global const input_t* in, ulong first, ulong index_base, ulong rows,
                                ulong columns, ulong blocks, uint width, ulong chunks, ulong tiles,
                                uint tiles_per_group, global accum_t* out, ulong first_out) {
