@@ -504,13 +504,10 @@ kernel void reduce_column_runs(global const input_t* in, ulong first, ulong inde
         for (; r + 3 < to; r += 4) {
             global const input_t* row = in + base + r * columns;
             const ulong index = index_base + r;
-            for (ulong k = 0; k < count; ++k) {
-                const accum_t first_two =
-                    op(mapped(row, k, index), mapped(row + columns, k, index + 1));
-                const accum_t last_two = op(mapped(row + 2 * columns, k, index + 2),
-                                            mapped(row + 3 * columns, k, index + 3));
-                result[k] = op(result[k], op(first_two, last_two));
-            }
+            for (ulong k = 0; k < count; ++k)
+                result[k] =
+                    op(result[k], op(two_rows(row, k, index, columns, 1),
+                                     two_rows(row + 2 * columns, k, index + 2, columns, 1)));
         }
         for (; r < to; ++r)
             for (ulong k = 0; k < count; ++k)
