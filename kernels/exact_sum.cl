@@ -72,7 +72,7 @@
 #define EXACT_SPLIT_LOST(rest) (rest)
 #endif
 #ifndef EXACT_NARROW_SPAN
-#define EXACT_NARROW_SPAN 25 // on CPUs: see narrow_block()
+#define EXACT_NARROW_SPAN 25 // on CPUs: see exact_sums()
 #endif
 #ifndef EXACT_CARRY
 #define EXACT_CARRY(sum) ((sum) >> DIGIT_BITS) // arithmetic: a negative sum borrows
@@ -80,15 +80,18 @@
 
 // How values are loaded, four at a time (LOAD4) or one (LOAD), into LOADED (LOADED4): float
 // and double as they are; float16 and bfloat16, every value of which is exactly a float, as
-// floats.
+// floats (and eight at a time, LOAD8, as float8: a CPU's float blocks).
 #if defined(VALUE_IS_HALF)
 #define LOAD4(v, in) vload_half4(v, in)
+#define LOAD8(v, in) vload_half8(v, in)
 #define LOAD(i, in) vload_half(i, in)
 #elif defined(VALUE_IS_BFLOAT16)
 #define LOAD4(v, in) as_float4(convert_uint4(vload4(v, in)) << 16)
+#define LOAD8(v, in) as_float8(convert_uint8(vload8(v, in)) << 16)
 #define LOAD(i, in) as_float((uint)(in)[i] << 16)
 #else
 #define LOAD4(v, in) vload4(v, in)
+#define LOAD8(v, in) vload8(v, in)
 #define LOAD(i, in) (in)[i]
 #endif
 #ifdef VALUE_IS_FLOAT
@@ -358,69 +361,125 @@ Stride stride_of(ulong first, ulong end, ulong item, ulong items) {
 #ifdef CONTIGUOUS
 // On CPUs, values go in blocks of 256 (BLOCK_VECTORS) that most data lets plain double
 // additions sum exactly, in four sums that a CPU vectorises, where the TwoSum and the tests of
-// deposit() run as one chain a work-item. Only the blocks' sums are deposited; a block that
-// does not qualify goes value by value. 2^24 random floats took 3.4 ms so on the 2-core PoCL
-// against 15.4 (the plain sum 2.3), doubles 10 against 23 (docs/exact-sums.md).
+// deposit() run as one chain a work-item. Only the blocks' sums are deposited (floats': once
+// for a run of blocks, below); a block that does not qualify goes value by value. 2^24
+// random floats took 3.4 ms so on the 2-core PoCL against 15.4 (the plain sum 2.3), doubles
+// 10 against 23 (docs/exact-sums.md).
 #define BLOCK_VECTORS 64 // 16 values a lane in each of a block's four sums
 
 #ifdef VALUE_IS_FLOAT
-// Float values (float16 and bfloat16 loaded as floats): where the block has no NaN, infinity
-// or float subnormal and its exponents span few binades, every value lies on the grid of the
+// Float values (float16 and bfloat16 loaded as floats): where a block has no NaN, infinity or
+// float subnormal and its exponents span few binades, every value lies on the grid of the
 // smallest one's last bit, and the sums stay within the 53 bits of that grid a double holds.
-// The widest span of biased exponents, EXACT_NARROW_SPAN (25): values below
-// 2^(largest - 126) on the grid of 2^(smallest - 150), sixteen of which sum below
-// 2^(largest - 122), inside the 2^53 steps of that grid while
-// largest - 122 <= smallest - 150 + 53.
+// Sixteen values a lane, below 2^(largest - 126) (largest and smallest are biased exponents)
+// on the grid of 2^(smallest - 150), sum below 2^(largest - 122), inside the 2^53 steps of
+// that grid while largest - smallest <= 25. The blocks that follow add into the same sums, a
+// chain of blocks, for as long as the sums stay exact: n blocks (largest and smallest now the
+// chain's), 16n values a lane, sum below 2^(largest - 126) * 16n, inside those 2^53 steps
+// while n * 2^(largest - smallest) <= 2^25 (EXACT_NARROW_SPAN). Only a chain's sums are
+// deposited, once; random data chains hundreds of blocks. With each block's sums deposited,
+// and four values a load, 2^24 random floats took 0.63 to 0.77 ms on the 16-core PoCL,
+// against 0.48 to 0.55 so (docs/exact-sums.md).
 
-/// Notes the magnitudes of v's values in `largest` and `smallest_less_one`: the smallest
-/// nonzero one's bits less one (a zero, less one, wraps around to the largest unsigned
-/// integer, so it is never the smallest).
-inline void note_magnitudes(uint4* largest, uint4* smallest_less_one, LOADED4 v) {
-    const uint4 magnitude = as_uint4(v) & 0x7fffffff;
+/// Sums of blocks: four, each lane of each adding every sixteenth value (a: values 16m to
+/// 16m + 3 of a block, b: 16m + 4 to 16m + 7, ...), with their values' largest magnitude and
+/// smallest nonzero one, as the bits of floats (the smallest less one: a zero, less one,
+/// wraps around to the largest unsigned integer, so it is never the smallest).
+typedef struct {
+    double4 a, b, c, d; // as variables: an array of four ran 1.3 times slower
+    uint largest, smallest_less_one;
+    uint blocks;
+} BlockSums;
+
+/// Notes the magnitudes of v's values in `largest` and `smallest_less_one`.
+inline void note_magnitudes(uint8* largest, uint8* smallest_less_one, float8 v) {
+    const uint8 magnitude = as_uint8(v) & 0x7fffffff;
     *largest = max(*largest, magnitude);
     *smallest_less_one = min(*smallest_less_one, magnitude - 1);
 }
 
-/// Whether plain double additions summed the block exactly, from its largest magnitude's bits
-/// and its smallest nonzero one's less one: no NaN, infinity or subnormal, and its exponents
-/// within EXACT_NARROW_SPAN. All zeros pass (their sum is 0).
-inline bool narrow_block(uint4 largest4, uint4 smallest_less_one4) {
-    largest4.lo = max(largest4.lo, largest4.hi);
-    smallest_less_one4.lo = min(smallest_less_one4.lo, smallest_less_one4.hi);
-    const uint largest = max(largest4.x, largest4.y);
-    const uint smallest = min(smallest_less_one4.x, smallest_less_one4.y) + 1;
-    if (smallest == 0) // no nonzero value: the +1 wrapped around
-        return largest == 0;
-    return largest < 0x7f800000 && smallest >= 0x800000 &&
-           (largest >> 23) - (smallest >> 23) <= EXACT_NARROW_SPAN;
+/// The sums of the block from vector i on, with plain double additions that a CPU vectorises,
+/// eight values a load, noting their magnitudes as it goes (one pass: a first pass over the
+/// magnitudes took 1.3 times as long).
+inline BlockSums sum_block(global const VALUE* values, ulong i) {
+    double4 a = 0, b = 0, c = 0, d = 0;
+    uint8 largest = 0, smallest_less_one = UINT_MAX;
+    global const VALUE* block = values + 4 * i;
+    for (int k = 0; k < BLOCK_VECTORS / 2; k += 2) {
+        const float8 front = LOAD8(k, block), back = LOAD8(k + 1, block);
+        note_magnitudes(&largest, &smallest_less_one, front);
+        note_magnitudes(&largest, &smallest_less_one, back);
+        a += convert_double4(front.lo);
+        b += convert_double4(front.hi);
+        c += convert_double4(back.lo);
+        d += convert_double4(back.hi);
+    }
+    const uint4 largest4 = max(largest.lo, largest.hi);
+    const uint4 smallest4 = min(smallest_less_one.lo, smallest_less_one.hi);
+    const uint2 largest2 = max(largest4.lo, largest4.hi);
+    const uint2 smallest2 = min(smallest4.lo, smallest4.hi);
+    const BlockSums sums = {a, b, c, d, max(largest2.x, largest2.y), min(smallest2.x, smallest2.y),
+                            1};
+    return sums;
 }
 
-/// Adds a block of float values with plain double additions, in four sums that a CPU runs side
-/// by side, noting their magnitudes as it goes (one pass: a first pass over the magnitudes
-/// took 1.3 times as long); deposits the sums where the block is narrow (narrow_block(): then
-/// they are exact), else returns false, and nothing is added.
-inline bool add_block(global const VALUE* values, ulong i, doubleN* expansion, local long* digits) {
-    double4 a = 0, b = 0, c = 0, d = 0; // as variables: an array of four ran 1.3 times slower
-    uint4 largest = 0, smallest_less_one = UINT_MAX;
-    for (int k = 0; k < BLOCK_VECTORS; k += 4) {
-        const LOADED4 va = LOAD4(i + k, values), vb = LOAD4(i + k + 1, values);
-        const LOADED4 vc = LOAD4(i + k + 2, values), vd = LOAD4(i + k + 3, values);
-        note_magnitudes(&largest, &smallest_less_one, va);
-        note_magnitudes(&largest, &smallest_less_one, vb);
-        note_magnitudes(&largest, &smallest_less_one, vc);
-        note_magnitudes(&largest, &smallest_less_one, vd);
-        a += convert_double4(va);
-        b += convert_double4(vb);
-        c += convert_double4(vc);
-        d += convert_double4(vd);
-    }
-    if (!narrow_block(largest, smallest_less_one))
+/// Whether plain double additions summed the blocks exactly (above): no NaN, infinity or
+/// subnormal, and blocks * 2^span within 2^EXACT_NARROW_SPAN. All zeros pass (their sum is 0).
+inline bool exact_sums(BlockSums sums) {
+    const uint smallest = sums.smallest_less_one + 1;
+    if (smallest == 0) // no nonzero value: the +1 wrapped around
+        return sums.largest == 0;
+    if (sums.largest >= 0x7f800000 || smallest < 0x800000)
         return false;
-    deposit4(a, expansion, digits);
-    deposit4(b, expansion, digits);
-    deposit4(c, expansion, digits);
-    deposit4(EXACT_BLOCK_SUM(d), expansion, digits);
-    return true;
+    const uint span = (sums.largest >> 23) - (smallest >> 23);
+    return span <= EXACT_NARROW_SPAN && ((ulong)sums.blocks << span) <= (1ul << EXACT_NARROW_SPAN);
+}
+
+/// The chain with the block added on (exact where exact_sums() says so of it).
+inline BlockSums chained(BlockSums chain, BlockSums block) {
+    const BlockSums longer = {chain.a + block.a,
+                              chain.b + block.b,
+                              chain.c + block.c,
+                              chain.d + block.d,
+                              max(chain.largest, block.largest),
+                              min(chain.smallest_less_one, block.smallest_less_one),
+                              chain.blocks + block.blocks};
+    return longer;
+}
+
+/// Deposits the exact sums of a chain of blocks.
+inline void deposit_sums(BlockSums sums, doubleN* expansion, local long* digits) {
+    deposit4(sums.a, expansion, digits);
+    deposit4(sums.b, expansion, digits);
+    deposit4(sums.c, expansion, digits);
+    deposit4(EXACT_BLOCK_SUM(sums.d), expansion, digits);
+}
+
+/// Adds the whole blocks of [i, end) to a work-item's expansions, in chains where their sums
+/// are exact, else value by value; returns where they end.
+inline ulong add_blocks(global const VALUE* values, ulong i, ulong end, doubleN* expansion,
+                        local long* digits) {
+    const BlockSums none = {0, 0, 0, 0, 0, UINT_MAX, 0};
+    BlockSums chain = none;
+    for (; EXACT_IN_RUN(i + BLOCK_VECTORS - 1, end); i += BLOCK_VECTORS) {
+        const BlockSums block = sum_block(values, i);
+        const BlockSums longer = chained(chain, block);
+        if (exact_sums(longer)) {
+            chain = longer;
+            continue;
+        }
+        if (chain.blocks != 0)
+            deposit_sums(chain, expansion, digits);
+        chain = none;
+        if (exact_sums(block))
+            chain = block;
+        else
+            for (int k = 0; k < BLOCK_VECTORS; ++k)
+                add_values(LOAD4(i + k, values), expansion, digits);
+    }
+    if (chain.blocks != 0)
+        deposit_sums(chain, expansion, digits);
+    return i;
 }
 #else
 // Doubles: a double's 53 bits leave no room for a span, so each of a block's sums starts at a
@@ -488,7 +547,6 @@ inline bool add_block(global const VALUE* values, ulong i, doubleN* expansion, l
     deposit4(EXACT_BLOCK_SUM(ld - low_splitter), expansion, digits);
     return true;
 }
-#endif
 
 /// Adds the whole blocks of [i, end) to a work-item's expansions, each a block at once where
 /// add_block() can, else value by value; returns where they end.
@@ -500,6 +558,7 @@ inline ulong add_blocks(global const VALUE* values, ulong i, ulong end, doubleN*
                 add_values(LOAD4(i + k, values), expansion, digits);
     return i;
 }
+#endif
 #endif
 
 /// Adds the vectors of `values` that `stride` names to a work-item's expansions, with loads

@@ -143,7 +143,7 @@ def fold_case(clreduce, type_name):
 
 
 def block_edge_case(type_name):
-    """Blocks of 256 values (a CPU work-item's, with -w 1: add_block() in exact_sum.cl) one
+    """Blocks of 256 values (a CPU work-item's, with -w 1: sum_block() in exact_sum.cl) one
     step past what a block's sums hold exactly, which must go value by value. Floats: the
     exponents span 26 binades, one more than plain double additions sum exactly; a block
     starts with its smallest value, whose last bit the ninth value of its lane (the lane's
@@ -157,7 +157,20 @@ def block_edge_case(type_name):
     else:
         return []
     pair = [small] + [large] * 159 + [-large] * 96 + [-large] * 63 + [0.0] * 193
-    return [(name, pair * 64)]
+    return [(name, pair * 64)] + chain_edge_case(type_name)
+
+
+def chain_edge_case(type_name):
+    """Float blocks that chain (add_blocks() in exact_sum.cl, on CPUs) one block past what
+    their sums hold exactly: 17 blocks of 256 values whose exponents span 21 binades, where
+    n * 2^21 <= 2^25 lets 16 chain. The first block starts with the smallest value, whose last
+    bit the lane's sum rounds away once past 2^9, in the 17th block; the values that cancel the
+    large ones follow, then zeros, so that the sum is the small values' alone."""
+    if type_name != "float":
+        return []
+    large, small = 2 - 2.0**-23, (1 + 2.0**-23) * 2.0**-21
+    pattern = [small] + [large] * (17 * 256 - 1) + [-large] * (17 * 256 - 1) + [0.0] * (30 * 256 + 1)
+    return [("chain-edge", pattern * 16)]
 
 
 def bits(x, type_name):
@@ -295,7 +308,7 @@ MUTANT_INPUTS = {
     "drop-left-behind": (("float", "fold-quarters"), ("double", "fold-quarters")),
     "drop-block-sum": (("float", "alternating"), ("float", "all-equal"),
                        ("double", "cancellation"), ("double", "alternating")),
-    "narrow-span": (("float", "narrow-edge"),),
+    "narrow-span": (("float", "narrow-edge"), ("float", "chain-edge")),
     "ignore-split-loss": (("double", "split-edge"),),
 }
 CANCELLATION = tuple((type_name, name) for type_name in ("float", "double")
