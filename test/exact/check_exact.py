@@ -169,7 +169,8 @@ def chain_edge_case(type_name):
     if type_name != "float":
         return []
     large, small = 2 - 2.0**-23, (1 + 2.0**-23) * 2.0**-21
-    pattern = [small] + [large] * (17 * 256 - 1) + [-large] * (17 * 256 - 1) + [0.0] * (30 * 256 + 1)
+    count = 17 * 256 - 1  # large values after the smallest one, and as many that cancel them
+    pattern = [small] + [large] * count + [-large] * count + [0.0] * (30 * 256 + 1)
     return [("chain-edge", pattern * 16)]
 
 
