@@ -82,6 +82,25 @@ typedef REDUCE_JOIN(REDUCE_COMBINED, 4) combined4_t;
 #define convert_combined4 REDUCE_JOIN(convert_, REDUCE_JOIN(REDUCE_COMBINED, 4))
 #endif
 
+// What the fold's four accumulators hold (fold4_t, combined with fold_op4): 4-vectors of
+// accumulators, or with -D REDUCE_FOLD_COMBINED (min and max of 1-byte values) of read4's
+// combined lanes, int or uint, converted to accumulators once a work-item has read all its
+// loads. With a 64-bit comparison a lane and load, the uint8 max took 103 us at 2^28 on an
+// H100; in 32-bit lanes 94 to 96, under CUB's 97 for an int32 max of the same bytes
+// (docs/ops-and-types.md). The accumulator's identity saturates into the lanes (ULONG_MAX to
+// UINT_MAX, LONG_MIN to INT_MIN), still above or below every 1-byte value.
+#if defined(REDUCE_FOLD_COMBINED)
+typedef combined4_t fold4_t;
+#define fold_op4 op4_values
+#define fold_identity4() REDUCE_JOIN(convert_combined4, _sat)(splat4(identity()))
+#define accumulators_of(folded) convert_accum4(folded)
+#else
+typedef accum4_t fold4_t;
+#define fold_op4 op4
+#define fold_identity4() splat4(identity())
+#define accumulators_of(folded) (folded)
+#endif
+
 value_t load(global const input_t* in, ulong i);   // value i
 valuen_t loadn(global const input_t* in, ulong v); // values nv ... nv + n - 1, aligned
 accum_t map(value_t x, ulong i);                   // value x, whose index is i, to reduce
@@ -139,7 +158,7 @@ typedef union {
 // 0: for any where the word is nonzero, for all where it has no zero byte. A word has one
 // exactly where (w - 0x01010101) & ~w & 0x80808080 is nonzero: the lowest zero byte borrows
 // into its own top bit, and no byte below it borrows.
-accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
+fold4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
     const union {
         valuen_t all;
         uint4 words;
@@ -183,7 +202,7 @@ uint add_fields(uint a, uint b) {
 
 // Values nv ... nv + 15 of the buffer, summed into one 4-vector of accumulators: the fields of
 // the first two quarters and of the last two, one field a lane. The index plays no part.
-accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
+fold4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
     const union {
         valuen_t all;
         uint quarter[4];
@@ -199,15 +218,39 @@ accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
 
 #else
 
-// Values nv ... nv + n - 1 of the buffer, mapped into one 4-vector of accumulators; in[first]
-// has the index `start` (its place in the whole input, which may be held in several
-// buffers). The load is mapped a quarter (4 lanes) at a time, and the quarters are combined
-// lane by lane.
-accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
-#if defined(REDUCE_COMBINE_VALUES)
+#if defined(REDUCE_FOLD_COMBINED)
+// min and max of 1-byte values take them out of the load's four 32-bit words by shifts, a
+// word's 4 bytes the 4 lanes of a combined4_t, int or uint; -D REDUCE_SIGNED_BYTES extends
+// int8's sign. Read as char16, a load compiled to four 4-byte loads on NVIDIA's compiler
+// (ld.global.v4.u8) and each byte to a conversion of its own (docs/ops-and-types.md).
+combined4_t bytes_of(uint word) {
+#if defined(REDUCE_SIGNED_BYTES)
+    return as_int4((uint4)(word << 24, word << 16, word << 8, word)) >> 24;
+#else
+    return (uint4)(word, word >> 8, word >> 16, word >> 24) & 0xffu;
+#endif
+}
+#endif
+
+// Values nv ... nv + n - 1 of the buffer, mapped into one 4-vector of accumulators (of
+// combined lanes with REDUCE_FOLD_COMBINED); in[first] has the index `start` (its place in
+// the whole input, which may be held in several buffers). The load is mapped a quarter (4
+// lanes) at a time, and the quarters are combined lane by lane.
+fold4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
+#if defined(REDUCE_FOLD_COMBINED)
+    const union {
+        valuen_t all;
+        uint quarter[4];
+    } x = {loadn(in, v)};
+    const combined4_t front =
+        REDUCE_COMBINE_QUARTERS(op4_values, bytes_of(x.quarter[0]), bytes_of(x.quarter[1]));
+    const combined4_t back =
+        REDUCE_COMBINE_QUARTERS(op4_values, bytes_of(x.quarter[2]), bytes_of(x.quarter[3]));
+    return REDUCE_COMBINE_QUARTERS(op4_values, front, back);
+#elif defined(REDUCE_COMBINE_VALUES)
     const quarters_t x = {loadn(in, v)};
-    // min and max of 1- and 2-byte integers, whose accumulator is wider (int8's is int64),
-    // pick the load's extremes lane by lane in the values' own type, and products of int8
+    // min and max of 2-byte integers, whose accumulator is wider (int16's is int64), pick
+    // the load's extremes lane by lane in the values' own type, and products of int8
     // and int16 multiply in 32 bits (REDUCE_COMBINED int), then only the lanes' results are
     // converted: 4 conversions and 64-bit operations a load instead of 8 or 16. Both are
     // exact: a lane's 4 int8 or 2 int16 values multiply to at most 2^28 or 2^30 in
@@ -245,10 +288,10 @@ accum4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
 #endif
 
 // One accumulator's loads of an iteration, vectors v, v + step, ..., combined lane by lane.
-accum4_t read_run(global const input_t* in, ulong v, ulong step, ulong first, ulong start) {
-    accum4_t run = read4(in, v, first, start);
+fold4_t read_run(global const input_t* in, ulong v, ulong step, ulong first, ulong start) {
+    fold4_t run = read4(in, v, first, start);
     for (uint k = 1; k < REDUCE_LOADS_PER_ACCUMULATOR; ++k)
-        run = op4(run, read4(in, v + k * step, first, start));
+        run = fold_op4(run, read4(in, v + k * step, first, start));
     return run;
 }
 
@@ -257,19 +300,20 @@ accum4_t read_run(global const input_t* in, ulong v, ulong step, ulong first, ul
 // next `run` vectors of the work-item's in turn.
 accum_t fold_vectors(global const input_t* in, ulong first, ulong start, ulong first_vector,
                      ulong begin, ulong end, ulong step) {
-    accum4_t a = splat4(identity());
-    accum4_t b = a, c = a, d = a;
+    fold4_t a = fold_identity4();
+    fold4_t b = a, c = a, d = a;
     const ulong run = REDUCE_LOADS_PER_ACCUMULATOR * step;
     ulong i = begin;
     for (; i + 4 * run - step < end; i += 4 * run) {
-        a = op4(a, read_run(in, first_vector + i, step, first, start));
-        b = op4(b, read_run(in, first_vector + i + run, step, first, start));
-        c = op4(c, read_run(in, first_vector + i + 2 * run, step, first, start));
-        d = op4(d, read_run(in, first_vector + i + 3 * run, step, first, start));
+        a = fold_op4(a, read_run(in, first_vector + i, step, first, start));
+        b = fold_op4(b, read_run(in, first_vector + i + run, step, first, start));
+        c = fold_op4(c, read_run(in, first_vector + i + 2 * run, step, first, start));
+        d = fold_op4(d, read_run(in, first_vector + i + 3 * run, step, first, start));
     }
     for (; i < end; i += step)
-        a = op4(a, read4(in, first_vector + i, first, start));
-    return REDUCE_COMBINE_LANES(op, REDUCE_COMBINE_ACCUMULATORS(op4, a, b, c, d));
+        a = fold_op4(a, read4(in, first_vector + i, first, start));
+    return REDUCE_COMBINE_LANES(op,
+                                accumulators_of(REDUCE_COMBINE_ACCUMULATORS(fold_op4, a, b, c, d)));
 }
 
 #else

@@ -149,12 +149,12 @@ kernel void reduce_segments(global const input_t* in, ulong first, ulong index_b
 // buffer) mapped, their index counted from the row's first value, in[row_first], as
 // index_base, and reduced to one accumulator.
 accum_t fold_vector(global const input_t* in, ulong v, ulong row_first, ulong index_base) {
-    return REDUCE_COMBINE_LANES(op, read4(in, v, row_first, index_base));
+    return REDUCE_COMBINE_LANES(op, accumulators_of(read4(in, v, row_first, index_base)));
 }
 
 #if defined(REDUCE_CONTIGUOUS)
 // reduce_vector_rows for CPUs: each work-item reads its own row, any number of vectors,
-// combining them as 4-vectors of accumulators and the lanes at the end. Read a value at a time,
+// combining them as 4-vectors (fold4_t) and the lanes at the end. Read a value at a time,
 // a row of 16 values spent more on its scalar loop than on its one cache line (on the 16-core
 // PoCL, docs/axes.md). The same arguments; `scratch` unused.
 kernel void reduce_vector_row_runs(global const input_t* in, ulong first, ulong index_base,
@@ -171,10 +171,10 @@ kernel void reduce_vector_row_runs(global const input_t* in, ulong first, ulong 
             continue;
         const ulong row_first = first + row * uniform;
         const ulong v = first_vector + row * parts;
-        accum4_t lanes = read4(in, v, row_first, index_base);
+        fold4_t lanes = read4(in, v, row_first, index_base);
         for (ulong p = 1; p < parts; ++p)
-            lanes = op4(lanes, read4(in, v + p, row_first, index_base));
-        out[first_out + row] = REDUCE_COMBINE_LANES(op, lanes);
+            lanes = fold_op4(lanes, read4(in, v + p, row_first, index_base));
+        out[first_out + row] = REDUCE_COMBINE_LANES(op, accumulators_of(lanes));
     }
 }
 #endif

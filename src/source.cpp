@@ -85,17 +85,22 @@ bool is_signed(const TypeInfo& integer) {
 }
 
 /// The type in which read4 combines a load's quarters with op4_values() before it maps them,
-/// where it may: the values' own for min and max, which pick one of them; int for an integer
-/// product of signed values, in which a lane's 4 int8 or 2 int16 values multiply exactly (at
-/// most 2^28 and 2^30 in magnitude), and the integer accumulator's product of that wraps
-/// around as the values' one by one does. A signed value widened to 64 bits makes each of its
-/// products a full 64-bit multiplication (the int8 product took 157 us on an H100 at 2^28,
-/// 107 so); an unsigned one's zero upper half makes them cheap, and the uint8 product,
-/// combined in a uint, ran 2% slower (docs/ops-and-types.md).
+/// where it may. For min and max, which pick one of the values: int or uint for 1-byte
+/// values, in which the whole fold runs (REDUCE_FOLD_COMBINED: the uint8 max took 103 us at
+/// 2^28 on an H100 with the lanes widened to 64 bits a load, 94 to 96 so;
+/// docs/ops-and-types.md), else the values' own type. int for an integer product of signed
+/// values, in which a lane's 4 int8 or 2 int16 values multiply exactly (at most 2^28 and
+/// 2^30 in magnitude), and the integer accumulator's product of that wraps around as the
+/// values' one by one does. A signed value widened to 64 bits makes each of its products a
+/// full 64-bit multiplication (the int8 product took 157 us on an H100 at 2^28, 107 so); an
+/// unsigned one's zero upper half makes them cheap, and the uint8 product, combined in a
+/// uint, ran 2% slower (docs/ops-and-types.md).
 const TypeInfo* combined_type(const TypeInfo& input, const TypeInfo& accumulator, const OpInfo& op,
                               Reads reads, bool mapped) {
     if (!combines_before_map(input, reads, mapped))
         return nullptr;
+    if (picks_an_operand(op) && input.size == 1)
+        return &info(is_signed(input) ? DataType::int32 : DataType::uint32);
     if (picks_an_operand(op))
         return &input;
     if (op.op == Op::prod && !accumulator.floating() && is_signed(input))
@@ -105,14 +110,20 @@ const TypeInfo* combined_type(const TypeInfo& input, const TypeInfo& accumulator
 
 /// The flags by which read4 combines a load's quarters before it maps them, where it may:
 /// with op4_values() (REDUCE_COMBINE_VALUES, and REDUCE_COMBINED where that is not in the
-/// values' type: combined_type()), as bytes in 32-bit words for a sum of 1-byte values
+/// values' type: combined_type(); for min and max of 1-byte values REDUCE_FOLD_COMBINED, and
+/// REDUCE_SIGNED_BYTES for int8's), as bytes in 32-bit words for a sum of 1-byte values
 /// (REDUCE_SUM_BYTES; REDUCE_SIGNED_BYTES for int8's) and for their any and all
 /// (REDUCE_TEST_BYTES; REDUCE_TEST_ALL for all); else none.
 std::string quarter_options(const TypeInfo& input, const TypeInfo& accumulator, Op op, Reads reads,
                             bool mapped) {
-    if (const auto* combined = combined_type(input, accumulator, info(op), reads, mapped))
+    if (const auto* combined = combined_type(input, accumulator, info(op), reads, mapped)) {
+        const bool fold_bytes = input.size == 1 && picks_an_operand(info(op));
         return std::string(" -D REDUCE_COMBINE_VALUES") +
-               (combined == &input ? "" : " -D REDUCE_COMBINED=" + std::string(combined->cl_value));
+               (combined == &input ? ""
+                                   : " -D REDUCE_COMBINED=" + std::string(combined->cl_value)) +
+               (fold_bytes && is_signed(input) ? " -D REDUCE_SIGNED_BYTES" : "") +
+               (fold_bytes ? " -D REDUCE_FOLD_COMBINED" : "");
+    }
     if (!combines_before_map(input, reads, mapped) || input.size != 1)
         return "";
     if (op == Op::any || op == Op::all)

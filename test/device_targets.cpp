@@ -134,6 +134,7 @@ const std::vector<Combination>& wide_loads() {
                                             type == DataType::int16 || type == DataType::float16 ||
                                             type == DataType::bfloat16);
         return sums || (op == Op::min && (type == DataType::int8 || type == DataType::int16)) ||
+               (op == Op::max && type == DataType::uint8) ||
                (op == Op::prod && type == DataType::int8);
     });
     return all;

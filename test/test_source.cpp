@@ -125,7 +125,8 @@ TEST_CASE("values are loaded by their row and mapped to the accumulator", "[sour
 
 TEST_CASE(
     "narrow integers' loads combine before their map: sums, any and all of bytes in words, "
-    "min and max in the values' type, signed products in 32 bits, unless a map changes each value",
+    "min and max in the values' type (of bytes: folded in 32-bit lanes), signed products in 32 "
+    "bits, unless a map changes each value",
     "[source]") {
     using T = DataType;
     struct Case {
@@ -142,6 +143,10 @@ TEST_CASE(
     const std::string in_int = " -D REDUCE_COMBINE_VALUES -D REDUCE_COMBINED=int";
     const std::string eight_loads = " -D REDUCE_LOADS_PER_ACCUMULATOR=2";
     const std::string bytes_in_int = in_int + eight_loads;
+    const std::string fold_signed_bytes =
+        in_int + " -D REDUCE_SIGNED_BYTES -D REDUCE_FOLD_COMBINED";
+    const std::string fold_bytes =
+        " -D REDUCE_COMBINE_VALUES -D REDUCE_COMBINED=uint -D REDUCE_FOLD_COMBINED";
     const std::string any_bytes = " -D REDUCE_TEST_BYTES";
     const std::string all_bytes = " -D REDUCE_TEST_BYTES -D REDUCE_TEST_ALL" + eight_loads;
     const Case cases[] = {
@@ -152,7 +157,10 @@ TEST_CASE(
         {T::int8, T::int64, Op::sum, values, true, ""},
         {T::int16, T::int64, Op::sum, values, false, ""},
         {T::int64, T::int64, Op::sum, Reads::partials, false, ""},
-        {T::int8, T::int64, Op::max, values, false, in_values.c_str()},
+        {T::int8, T::int64, Op::max, values, false, fold_signed_bytes.c_str()},
+        {T::uint8, T::uint64, Op::nanmin, values, false, fold_bytes.c_str()},
+        {T::boolean, T::uint64, Op::min, values, false, fold_bytes.c_str()},
+        {T::int16, T::int64, Op::max, values, false, in_values.c_str()},
         {T::uint16, T::uint64, Op::nanmin, values, false, in_values.c_str()},
         {T::int16, T::int64, Op::min, values, true, ""},
         {T::int16, T::int64, Op::prod, values, false, in_int.c_str()},

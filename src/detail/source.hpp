@@ -62,8 +62,9 @@ std::string complete_kernel_source(const std::string& kernel_text, Op op, Path p
 /// argmax REDUCE_INDEXED, whose partials are pairs, and REDUCE_INDEXING where the pass reads
 /// values, which it pairs with their indices; and for the values of a 1- or 2-byte integer
 /// type that the user does not map (`mapped`) how read4 combines a load's quarters before it
-/// maps them: REDUCE_COMBINE_VALUES for min and max, in the values' type, and for a sum of
-/// bytes REDUCE_SUM_BYTES, in 32-bit words (REDUCE_SIGNED_BYTES: int8's).
+/// maps them: REDUCE_COMBINE_VALUES for min and max, in the values' type (bytes: in 32-bit
+/// lanes, in which the whole fold runs, REDUCE_FOLD_COMBINED), and for a sum of bytes
+/// REDUCE_SUM_BYTES, in 32-bit words (REDUCE_SIGNED_BYTES: int8's).
 std::string type_options(DataType input, DataType accumulator, Op op = Op::sum,
                          Reads reads = Reads::values, bool mapped = false);
 
