@@ -267,7 +267,7 @@ unsigned loads_per_accumulator(DataType input, DataType accumulator, Op op, Read
         return 1;
     const auto* combined = combined_type(in, info(accumulator), info(op), reads, mapped);
     const bool product_in_int = op == Op::prod && combined && combined != &in;
-    return op == Op::all || product_in_int ? 2 : 1;
+    return op == Op::any || op == Op::all || product_in_int ? 2 : 1;
 }
 
 std::string type_options(DataType input, DataType accumulator, Op op, Reads reads, bool mapped) {

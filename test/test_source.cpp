@@ -147,7 +147,7 @@ TEST_CASE(
         in_int + " -D REDUCE_SIGNED_BYTES -D REDUCE_FOLD_COMBINED";
     const std::string fold_bytes =
         " -D REDUCE_COMBINE_VALUES -D REDUCE_COMBINED=uint -D REDUCE_FOLD_COMBINED";
-    const std::string any_bytes = " -D REDUCE_TEST_BYTES";
+    const std::string any_bytes = " -D REDUCE_TEST_BYTES" + eight_loads;
     const std::string all_bytes = " -D REDUCE_TEST_BYTES -D REDUCE_TEST_ALL" + eight_loads;
     const Case cases[] = {
         {T::int8, T::int64, Op::sum, values, false, signed_bytes.c_str()},

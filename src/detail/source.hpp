@@ -70,10 +70,10 @@ std::string type_options(DataType input, DataType accumulator, Op op = Op::sum,
 
 /// How many loads each of reduce.cl's four accumulators takes an iteration of its fold
 /// (REDUCE_LOADS_PER_ACCUMULATOR, in type_options()): 2, eight loads of 16 bytes in flight, for
-/// the all of bytes and the product of int8 values multiplied in 32 bits, which ran at 92% and
-/// 84% of the plain stream read on an H100 with 1 and at 96% and 93% with 2; 1 elsewhere, where
-/// 2 measured no faster (1-byte min, max and unsigned products) or was not measured
-/// (docs/ops-and-types.md).
+/// the any and all of bytes and the product of int8 values multiplied in 32 bits, which ran at
+/// 89 to 92% and 84% of the plain stream read on an H100 with 1 and at 95 to 96% and 93% with
+/// 2; 1 elsewhere, where 2 measured no faster (1-byte sums, min and max), slower (unsigned
+/// products of bytes) or was not measured (docs/ops-and-types.md).
 unsigned loads_per_accumulator(DataType input, DataType accumulator, Op op,
                                Reads reads = Reads::values, bool mapped = false);
 
