@@ -79,6 +79,12 @@ bool picks_an_operand(const OpInfo& op) {
     return op.rounding == Rounding::none && !op.indexed && !op.map;
 }
 
+/// Whether read4 takes 1-byte values out of 32-bit words and the whole fold runs in int or uint
+/// lanes (REDUCE_FOLD_COMBINED): min and max of bytes (combined_type()).
+bool folds_bytes_in_lanes(const TypeInfo& input, const OpInfo& op) {
+    return input.size == 1 && picks_an_operand(op);
+}
+
 /// Whether the integer type is signed: its unsigned twin is another type.
 bool is_signed(const TypeInfo& integer) {
     return std::string(integer.cl_value) != integer.wrapping;
@@ -99,7 +105,7 @@ const TypeInfo* combined_type(const TypeInfo& input, const TypeInfo& accumulator
                               Reads reads, bool mapped) {
     if (!combines_before_map(input, reads, mapped))
         return nullptr;
-    if (picks_an_operand(op) && input.size == 1)
+    if (folds_bytes_in_lanes(input, op))
         return &info(is_signed(input) ? DataType::int32 : DataType::uint32);
     if (picks_an_operand(op))
         return &input;
@@ -117,7 +123,7 @@ const TypeInfo* combined_type(const TypeInfo& input, const TypeInfo& accumulator
 std::string quarter_options(const TypeInfo& input, const TypeInfo& accumulator, Op op, Reads reads,
                             bool mapped) {
     if (const auto* combined = combined_type(input, accumulator, info(op), reads, mapped)) {
-        const bool fold_bytes = input.size == 1 && picks_an_operand(info(op));
+        const bool fold_bytes = folds_bytes_in_lanes(input, info(op));
         return std::string(" -D REDUCE_COMBINE_VALUES") +
                (combined == &input ? ""
                                    : " -D REDUCE_COMBINED=" + std::string(combined->cl_value)) +
