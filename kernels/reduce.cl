@@ -24,7 +24,8 @@
 //                             and -D REDUCE_INDEXING where the pass reads values (the first),
 //                             which pairs each value with its index (fold_leads).
 // It appends the definitions of load, loadn, map, map4, identity, splat4, op, op4 and, with
-// REDUCE_INDEXING, wins_in_order and lead_op, for the types and the op chosen on the command line
+// REDUCE_INDEXING, wins_in_order and lead_op (and rank_of with REDUCE_KEYS, where argmin's and
+// argmax's accumulator is 32 bits), for the types and the op chosen on the command line
 // (sum, prod, min, max, ..., or the user's own), and, for the path the device supports, the relay
 // to the matching built-in. Passes after the first read partials: they are built with the
 // accumulator as the input and map as a conversion. It also passes one of
@@ -524,27 +525,72 @@ accum_t reduce_work_group(accum_t value, local accum_t* scratch) {
 // the steps and barriers of the textbook tree below, whose steps cost a pair's full op (two
 // comparisons and the index's) on 16 bytes of local memory: with it, int32 argmax on an H100
 // took 12.7 us on average from 2^20 to 2^23 values, with this one 11.0 (docs/ops-and-types.md,
-// "The pairs' tree"). Each active work-item keeps its pair, which is scratch[lid], in `value`.
-// A work-group size that is not a power of 4 ends with one halving step.
+// "The pairs' tree"). Each active work-item keeps its pair, which is slots[lid], in `value`.
+// A work-group size that is not a power of 4 ends with one halving step. A macro, since the
+// keys below (REDUCE_KEYS) take the same tree with another type and op.
+#define REDUCE_QUARTERING_TREE(slots, value, op)                                                   \
+    do {                                                                                           \
+        const size_t lid = get_local_id(0);                                                        \
+        slots[lid] = value;                                                                        \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                              \
+        size_t active = get_local_size(0);                                                         \
+        for (; active >= 4; active /= 4) {                                                         \
+            const size_t quarter = active / 4;                                                     \
+            if (lid < quarter)                                                                     \
+                slots[lid] = value = op(op(value, slots[lid + quarter]),                           \
+                                        op(slots[lid + 2 * quarter], slots[lid + 3 * quarter]));   \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                          \
+        }                                                                                          \
+        if (active == 2) {                                                                         \
+            if (lid == 0)                                                                          \
+                slots[0] = op(value, slots[1]);                                                    \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                          \
+        }                                                                                          \
+    } while (0)
+
 accum_t reduce_work_group(accum_t value, local accum_t* scratch) {
-    const size_t lid = get_local_id(0);
-    scratch[lid] = value;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    size_t active = get_local_size(0);
-    for (; active >= 4; active /= 4) {
-        const size_t quarter = active / 4;
-        if (lid < quarter)
-            scratch[lid] = value = op(op(value, scratch[lid + quarter]),
-                                      op(scratch[lid + 2 * quarter], scratch[lid + 3 * quarter]));
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (active == 2) {
-        if (lid == 0)
-            scratch[0] = op(value, scratch[1]);
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    REDUCE_QUARTERING_TREE(scratch, value, op);
     return scratch[0];
 }
+
+#if defined(REDUCE_KEYS)
+
+// Where the accumulator's values rank in 32 bits (int, uint, float: -D REDUCE_KEYS) and every
+// index is below UINT_MAX, which a launch that reads values knows from its `start + length`
+// (reduce_values_work_group below), a pair is one 64-bit key: rank_of(value) above, UINT_MAX
+// - index below. The pair that wins has the largest key (rank_of ranks the first NaN's and the
+// extreme's value highest and equal values, -0 and +0, equal; of equal values the smaller index
+// has the larger key), and the identity, its index LONG_MAX clamped to UINT_MAX, is below
+// every value of its rank. So the tree takes max() on 8 bytes where the pairs' takes op() on
+// 16: float argmax on an H100 took 11.8 to 12.5 us at 2^22 instead of 12.5 to 13.4 (docs/ops-
+// and-types.md). The winner's owner then hands its pair over as it is, every bit kept.
+uint rank_of(REDUCE_ACCUM value); // appended by the host, for argmin or argmax
+
+// Indices below REDUCE_KEYED_INDICES (the tests lower it, to run the pairs' tree too).
+#ifndef REDUCE_KEYED_INDICES
+#define REDUCE_KEYED_INDICES UINT_MAX
+#endif
+
+ulong key_of(accum_t pair) {
+    const ulong index = min((ulong)pair.index, (ulong)UINT_MAX);
+    return (ulong)rank_of(pair.value) << 32 | (UINT_MAX - index);
+}
+
+// The key tree; the owner of the winning pair, unless every pair is the identity (which every
+// work-item owns), stores it in the last pair of `scratch`, past the keys where there are 2
+// work-items or more (one reads its key before it writes). Returns the winning key.
+ulong offer_winner(accum_t pair, local accum_t* scratch) {
+    local ulong* keys = (local ulong*)scratch;
+    const ulong own = key_of(pair);
+    ulong key = own;
+    REDUCE_QUARTERING_TREE(keys, key, max);
+    const ulong best = keys[0];
+    if (own == best && (uint)best != 0)
+        scratch[get_local_size(0) - 1] = pair;
+    return best;
+}
+
+#endif
 
 #else
 
@@ -565,12 +611,33 @@ accum_t reduce_work_group(accum_t value, local accum_t* scratch) {
 
 #endif
 
+// A launch's work-group step over the values it read, whose indices are below `end`. (The
+// barrier after the key tree is outside the branch: PoCL 3.1's compiler crashed on the branch
+// with it inside, at work-groups of 2.)
+accum_t reduce_values_work_group(accum_t value, local accum_t* scratch, ulong end) {
+#if defined(REDUCE_KEYS)
+    const bool keyed = end <= REDUCE_KEYED_INDICES; // the same for the whole work-group
+    ulong best = 0;
+    if (keyed)
+        best = offer_winner(value, scratch);
+    else
+        value = reduce_work_group(value, scratch);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!keyed)
+        return value;
+    return (uint)best == 0 ? identity() : scratch[get_local_size(0) - 1];
+#else
+    return reduce_work_group(value, scratch);
+#endif
+}
+
 // Work-group g writes out[first_out + g]: an input held in several buffers gathers the
 // partials of all its pieces in one array, and a last pass of one work-group writes the
 // result where the caller asked for it.
 kernel void reduce(global const input_t* in, ulong first, ulong length, ulong start,
                    global accum_t* out, ulong first_out, local accum_t* scratch) {
-    const accum_t partial = reduce_work_group(fold_private(in, first, length, start), scratch);
+    const accum_t partial =
+        reduce_values_work_group(fold_private(in, first, length, start), scratch, start + length);
     if (get_local_id(0) == 0)
         out[first_out + get_group_id(0)] = partial;
 }
@@ -644,7 +711,8 @@ kernel void reduce_and_finish(global const input_t* in, ulong first, ulong lengt
     // A plain store: one work-item writes it, and no launch reads it before this one ends.
     if (get_group_id(0) == 0 && get_local_id(0) == 0)
         next_arrivals[0] = 0;
-    const accum_t partial = reduce_work_group(fold_private(in, first, length, start), scratch);
+    const accum_t partial =
+        reduce_values_work_group(fold_private(in, first, length, start), scratch, start + length);
     if (get_local_id(0) == 0) {
         partials[get_group_id(0)] = partial;
         arrived_last = REDUCE_ARRIVE(arrivals) == get_num_groups(0) - 1;
@@ -659,7 +727,7 @@ kernel void reduce_and_finish(global const input_t* in, ulong first, ulong lengt
     accum_t value = identity();
     for (size_t i = get_local_id(0); i < get_num_groups(0); i += get_local_size(0))
         value = op(value, arrived_partials[i]);
-    const accum_t total = reduce_work_group(value, scratch);
+    const accum_t total = reduce_values_work_group(value, scratch, start + length);
     if (get_local_id(0) == 0) {
         result[result_index] = total;
         rearm(arrivals);

@@ -213,6 +213,29 @@ std::string lead_conditions(const OpInfo& row, const TypeInfo& accumulator, Read
            combination(row, accumulator, "") + ") ? b : a; }\n";
 }
 
+/// Whether argmin's or argmax's pairs, where a pass reads values, rank as 64-bit keys in
+/// reduce.cl's work-group step (-D REDUCE_KEYS): where the accumulator's values rank in 32 bits.
+bool ranks_in_32_bits(const OpInfo& row, const TypeInfo& accumulator, Reads reads) {
+    return row.indexed && reads == Reads::values && accumulator.size == 4;
+}
+
+/// rank_of() where ranks_in_32_bits(): the value's place in the op's order as 32 bits, the
+/// winner's highest, NaN above every number, -0 and +0 equal. A float ranks by its bits,
+/// whose order is the numbers' for positive values and the reverse for negative ones.
+std::string rank_definition(const OpInfo& row, const TypeInfo& accumulator, Reads reads) {
+    if (!ranks_in_32_bits(row, accumulator, reads))
+        return {};
+    const std::string ascending =
+        accumulator.floating() ? "(value == 0.0f ? 0x80000000u : as_uint(value) >> 31 ? "
+                                 "~as_uint(value) : as_uint(value) | 0x80000000u)"
+        : accumulator.type == DataType::uint32 ? "value"
+                                               : "(as_uint(value) ^ 0x80000000u)";
+    const bool least_wins = row.identity == Identity::highest; // argmin
+    const std::string order = least_wins ? "~" + ascending : ascending;
+    return "uint rank_of(REDUCE_ACCUM value) { return " +
+           (accumulator.floating() ? "isnan(value) ? UINT_MAX : " + order : order) + "; }\n";
+}
+
 /// identity(), splat4(), op() and op4(): the user's, the op's row's, or for argmin and argmax
 /// the pair that wins.
 std::string combinations(Op op, DataType accumulator, const Expressions& user) {
@@ -293,6 +316,7 @@ std::string type_options(DataType input, DataType accumulator, Op op, Reads read
            " -D REDUCE_VALUES_PER_LOAD=" + per_load + " -D REDUCE_ACCUM=" + accum +
            " -D REDUCE_ACCUM4=" + accum + "4" +
            quarter_options(in, info(accumulator), op, reads, mapped) +
+           (ranks_in_32_bits(info(op), info(accumulator), reads) ? " -D REDUCE_KEYS" : "") +
            (loads_per_accumulator(input, accumulator, op, reads, mapped) == 2
                 ? " -D REDUCE_LOADS_PER_ACCUMULATOR=2"
                 : "");
@@ -309,6 +333,7 @@ std::string op_definitions(Op op, Path path, DataType input, DataType accumulato
     text += maps(row, info(input), accum, user.map, reads);
     text += combinations(op, accumulator, user);
     text += lead_conditions(row, accum, reads);
+    text += rank_definition(row, accum, reads);
     text += quarters_op(row, info(input), accum, reads, !user.map.empty());
     if (path == Path::work_group)
         text += collective_relay("work_group", accum, row);

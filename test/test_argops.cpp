@@ -123,11 +123,13 @@ TEST_CASE(
     "[device][argops]") {
     // reduce.cl's tree for pairs quarters the active work-items each step and halves them once
     // where the work-group size is not a power of 4: 2 only halves, 64 only quarters, 8 does
-    // both; the last-group finish takes the tree twice.
+    // both; the last-group finish takes the tree twice. int32's and float's pairs take it as
+    // 64-bit keys (REDUCE_KEYS), int64's as pairs.
     for (const auto& combination : every_op_and_type()) {
         auto recipe = combination.recipe;
         if (!info(recipe.op).indexed ||
-            !(recipe.type == DataType::int32 || recipe.type == DataType::float32))
+            !(recipe.type == DataType::int32 || recipe.type == DataType::float32 ||
+              recipe.type == DataType::int64))
             continue;
         for (const std::size_t work_group_size : {2, 8, 64}) {
             recipe.work_group_size = work_group_size;
@@ -142,7 +144,9 @@ TEST_CASE("argmin and argmax give the first index where a work-item's vectors sp
           "[device][argops]") {
     // The first pass's places are 32-bit within segments of 2^31 values (reduce.cl's
     // fold_segment). This kernel makes a segment 5 vectors, so that short inputs span many,
-    // as inputs past 2^31 values do; bytes fold quarters of a load too.
+    // as inputs past 2^31 values do; bytes fold quarters of a load too. It also takes the
+    // pairs' tree where an index reaches 1000, as inputs past 2^32 - 1 values do, where int32
+    // and float take 64-bit keys (REDUCE_KEYED_INDICES).
     const auto short_segments =
         read_kernel_file("reduce.cl", {CLREDUCE_TEST_KERNEL_VARIANTS_DIR "/short-segments"});
     for (const auto& combination : every_op_and_type()) {
@@ -182,6 +186,9 @@ TEST_CASE("argmin and argmax take the first NaN, the first infinity and either z
         {"two infinities, argmin", 1, {{700, -inf}, {900, -inf}}, Op::argmin, 700},
         {"-0 after +0, argmin", 1, {{4, 0.0}, {5, -0.0}, {6, -0.0}}, Op::argmin, 4},
         {"-0 before +0, argmax", -1, {{1, -0.0}, {2, 0.0}, {3, 0.0}}, Op::argmax, 1},
+        // Zeros far apart, which different work-items hold: the work-group step compares them.
+        {"-0 far after +0, argmin", 1, {{4, 0.0}, {600, -0.0}, {900, -0.0}}, Op::argmin, 4},
+        {"-0 far before +0, argmax", -1, {{1, -0.0}, {600, 0.0}, {900, 0.0}}, Op::argmax, 1},
         {"all equal, argmax", 1, {}, Op::argmax, 0},
         {"all equal, argmin", 1, {}, Op::argmin, 0},
         {"an extreme repeated", 1, {{333, 7}, {334, 7}, {1000, 7}}, Op::argmax, 333},

@@ -94,10 +94,35 @@ TEST_CASE("the built-in ops broadcast with a vector literal, argmin and argmax f
           "-D REDUCE_INDEXED -D REDUCE_INDEXING -D REDUCE_INPUT=half -D REDUCE_VALUE=float -D "
           "REDUCE_VALUE4=float4 "
           "-D REDUCE_VALUEN=float8 -D REDUCE_VALUES_PER_LOAD=8 -D REDUCE_ACCUM=float -D "
-          "REDUCE_ACCUM4=float4");
+          "REDUCE_ACCUM4=float4 -D REDUCE_KEYS");
     CHECK(type_options(DataType::int32, DataType::int32, Op::max, Reads::partials) ==
           "-D REDUCE_INPUT=int -D REDUCE_VALUE=int -D REDUCE_VALUE4=int4 -D REDUCE_VALUEN=int4 "
           "-D REDUCE_VALUES_PER_LOAD=4 -D REDUCE_ACCUM=int -D REDUCE_ACCUM4=int4");
+}
+
+TEST_CASE("argmin's and argmax's values rank in 32 bits where their accumulator is 32 bits",
+          "[source]") {
+    // The work-group step's keys (REDUCE_KEYS): the winner ranks highest, NaN above all.
+    const auto rank = [](Op op, DataType type, Reads reads = Reads::values) {
+        return op_definitions(op, Path::tree, type, type, {}, reads);
+    };
+    CHECK_THAT(rank(Op::argmax, DataType::int32),
+               Catch::Contains("uint rank_of(REDUCE_ACCUM value) { return (as_uint(value) ^ "
+                               "0x80000000u); }"));
+    CHECK_THAT(rank(Op::argmin, DataType::uint32),
+               Catch::Contains("uint rank_of(REDUCE_ACCUM value) { return ~value; }"));
+    CHECK_THAT(rank(Op::argmin, DataType::float32),
+               Catch::Contains("{ return isnan(value) ? UINT_MAX : ~(value == 0.0f ? "
+                               "0x80000000u : as_uint(value) >> 31 ? ~as_uint(value) : "
+                               "as_uint(value) | 0x80000000u); }"));
+    // 64-bit accumulators, partials (whose indices no launch bounds) and other ops: none.
+    CHECK_THAT(rank(Op::argmax, DataType::int64), !Catch::Contains("rank_of"));
+    CHECK_THAT(rank(Op::argmax, DataType::float32, Reads::partials), !Catch::Contains("rank_of"));
+    CHECK_THAT(rank(Op::max, DataType::float32), !Catch::Contains("rank_of"));
+    CHECK_THAT(type_options(DataType::int64, DataType::int64, Op::argmax),
+               !Catch::Contains("REDUCE_KEYS"));
+    CHECK_THAT(type_options(DataType::int32, DataType::int32, Op::argmin, Reads::partials),
+               !Catch::Contains("REDUCE_KEYS"));
 }
 
 TEST_CASE("values are loaded by their row and mapped to the accumulator", "[source]") {
