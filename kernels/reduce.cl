@@ -562,8 +562,9 @@ accum_t reduce_work_group(accum_t value, local accum_t* scratch) {
 // extreme's value highest and equal values, -0 and +0, equal; of equal values the smaller index
 // has the larger key), and the identity, its index LONG_MAX clamped to UINT_MAX, is below
 // every value of its rank. So the tree takes max() on 8 bytes where the pairs' takes op() on
-// 16: float argmax on an H100 took 11.8 to 12.5 us at 2^22 instead of 12.5 to 13.4 (docs/ops-
-// and-types.md). The winner's owner then hands its pair over as it is, every bit kept.
+// 16: float argmax on an H100 took 12.1 us at 2^22 instead of 13.4 (medians of five runs;
+// docs/ops-and-types.md). The winner's owner then hands its pair over as it is, every bit
+// kept.
 uint rank_of(REDUCE_ACCUM value); // appended by the host, for argmin or argmax
 
 // Indices below REDUCE_KEYED_INDICES (the tests lower it, to run the pairs' tree too).
