@@ -527,7 +527,7 @@ accum_t reduce_work_group(accum_t value, local accum_t* scratch) {
 // took 12.7 us on average from 2^20 to 2^23 values, with this one 11.0 (docs/ops-and-types.md,
 // "The pairs' tree"). Each active work-item keeps its pair, which is slots[lid], in `value`.
 // A work-group size that is not a power of 4 ends with one halving step. A macro, since the
-// keys below (REDUCE_KEYS) take the same tree with another type and op.
+// pairs' keys (REDUCE_KEYS, below) take the same tree with another type and op.
 #define REDUCE_QUARTERING_TREE(slots, value, op)                                                   \
     do {                                                                                           \
         const size_t lid = get_local_id(0);                                                        \
@@ -548,47 +548,46 @@ accum_t reduce_work_group(accum_t value, local accum_t* scratch) {
         }                                                                                          \
     } while (0)
 
-accum_t reduce_work_group(accum_t value, local accum_t* scratch) {
-    REDUCE_QUARTERING_TREE(scratch, value, op);
-    return scratch[0];
-}
-
 #if defined(REDUCE_KEYS)
 
-// Where the accumulator's values rank in 32 bits (int, uint, float: -D REDUCE_KEYS) and every
-// index is below UINT_MAX, which a launch that reads values knows from its `start + length`
-// (reduce_values_work_group below), a pair is one 64-bit key: rank_of(value) above, UINT_MAX
-// - index below. The pair that wins has the largest key (rank_of ranks the first NaN's and the
-// extreme's value highest and equal values, -0 and +0, equal; of equal values the smaller index
-// has the larger key), and the identity, its index LONG_MAX clamped to UINT_MAX, is below
-// every value of its rank. So the tree takes max() on 8 bytes where the pairs' takes op() on
-// 16: float argmax on an H100 took 12.1 us at 2^22 instead of 13.4 (medians of five runs;
-// docs/ops-and-types.md). The winner's owner then hands its pair over as it is, every bit
-// kept.
+// Where the accumulator's values rank in 32 bits (int, uint, float) and every index of the
+// program's launches is below UINT_MAX, the host builds the first pass with -D REDUCE_KEYS:
+// there a pair is one 64-bit key, rank_of(value) above, UINT_MAX - index below. The pair that
+// wins has the largest key (rank_of ranks the first NaN's and the extreme's value highest and
+// equal values, -0 and +0, equal; of equal values the smaller index has the larger key), and
+// the identity, its index LONG_MAX clamped to UINT_MAX, is below every value of its rank. So
+// the tree takes max() on 8 bytes where the pairs' takes op() on 16: float argmax on two H100s
+// took 12.1 and 12.6 us at 2^22 instead of 13.4 and 13.2 (medians; docs/ops-and-types.md). The
+// winner's owner then hands its pair over as it is, every bit kept. (Both trees in one kernel,
+// chosen at run time, took PoCL 3.1 twice as long to compile.)
 uint rank_of(REDUCE_ACCUM value); // appended by the host, for argmin or argmax
-
-// Indices below REDUCE_KEYED_INDICES (the tests lower it, to run the pairs' tree too).
-#ifndef REDUCE_KEYED_INDICES
-#define REDUCE_KEYED_INDICES UINT_MAX
-#endif
 
 ulong key_of(accum_t pair) {
     const ulong index = min((ulong)pair.index, (ulong)UINT_MAX);
     return (ulong)rank_of(pair.value) << 32 | (UINT_MAX - index);
 }
 
-// The key tree; the owner of the winning pair, unless every pair is the identity (which every
-// work-item owns), stores it in the last pair of `scratch`, past the keys where there are 2
-// work-items or more (one reads its key before it writes). Returns the winning key.
-ulong offer_winner(accum_t pair, local accum_t* scratch) {
+// The keys take the first half of `scratch`, so its last pair is free where there are 2
+// work-items or more (one reads its key before it writes). Where every pair is the identity,
+// every work-item owns the best key, and none writes.
+accum_t reduce_work_group(accum_t pair, local accum_t* scratch) {
     local ulong* keys = (local ulong*)scratch;
     const ulong own = key_of(pair);
     ulong key = own;
     REDUCE_QUARTERING_TREE(keys, key, max);
     const ulong best = keys[0];
-    if (own == best && (uint)best != 0)
+    const bool identity_only = (uint)best == 0;
+    if (own == best && !identity_only)
         scratch[get_local_size(0) - 1] = pair;
-    return best;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return identity_only ? identity() : scratch[get_local_size(0) - 1];
+}
+
+#else
+
+accum_t reduce_work_group(accum_t value, local accum_t* scratch) {
+    REDUCE_QUARTERING_TREE(scratch, value, op);
+    return scratch[0];
 }
 
 #endif
@@ -612,33 +611,12 @@ accum_t reduce_work_group(accum_t value, local accum_t* scratch) {
 
 #endif
 
-// A launch's work-group step over the values it read, whose indices are below `end`. (The
-// barrier after the key tree is outside the branch: PoCL 3.1's compiler crashed on the branch
-// with it inside, at work-groups of 2.)
-accum_t reduce_values_work_group(accum_t value, local accum_t* scratch, ulong end) {
-#if defined(REDUCE_KEYS)
-    const bool keyed = end <= REDUCE_KEYED_INDICES; // the same for the whole work-group
-    ulong best = 0;
-    if (keyed)
-        best = offer_winner(value, scratch);
-    else
-        value = reduce_work_group(value, scratch);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (!keyed)
-        return value;
-    return (uint)best == 0 ? identity() : scratch[get_local_size(0) - 1];
-#else
-    return reduce_work_group(value, scratch);
-#endif
-}
-
 // Work-group g writes out[first_out + g]: an input held in several buffers gathers the
 // partials of all its pieces in one array, and a last pass of one work-group writes the
 // result where the caller asked for it.
 kernel void reduce(global const input_t* in, ulong first, ulong length, ulong start,
                    global accum_t* out, ulong first_out, local accum_t* scratch) {
-    const accum_t partial =
-        reduce_values_work_group(fold_private(in, first, length, start), scratch, start + length);
+    const accum_t partial = reduce_work_group(fold_private(in, first, length, start), scratch);
     if (get_local_id(0) == 0)
         out[first_out + get_group_id(0)] = partial;
 }
@@ -712,8 +690,7 @@ kernel void reduce_and_finish(global const input_t* in, ulong first, ulong lengt
     // A plain store: one work-item writes it, and no launch reads it before this one ends.
     if (get_group_id(0) == 0 && get_local_id(0) == 0)
         next_arrivals[0] = 0;
-    const accum_t partial =
-        reduce_values_work_group(fold_private(in, first, length, start), scratch, start + length);
+    const accum_t partial = reduce_work_group(fold_private(in, first, length, start), scratch);
     if (get_local_id(0) == 0) {
         partials[get_group_id(0)] = partial;
         arrived_last = REDUCE_ARRIVE(arrivals) == get_num_groups(0) - 1;
@@ -728,7 +705,7 @@ kernel void reduce_and_finish(global const input_t* in, ulong first, ulong lengt
     accum_t value = identity();
     for (size_t i = get_local_id(0); i < get_num_groups(0); i += get_local_size(0))
         value = op(value, arrived_partials[i]);
-    const accum_t total = reduce_values_work_group(value, scratch, start + length);
+    const accum_t total = reduce_work_group(value, scratch);
     if (get_local_id(0) == 0) {
         result[result_index] = total;
         rearm(arrivals);

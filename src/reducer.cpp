@@ -192,11 +192,9 @@ Reducer::Reducer(const cl::Context& context, const cl::Device& device, const Rec
     , policy_(std::make_unique<Policy>(policy_for(*report_, recipe)))
     , source_(complete_kernel_source(std::string(kernel_text), recipe.op, policy_->path,
                                      recipe.type, policy_->accumulator, recipe.user)) {
-    const auto kernels_of = [&](const cl::Program& program) {
-        return Kernels{program_kernel(device_, program, "reduce"),
-                       program_kernel(device_, program, "reduce_and_finish")};
-    };
-    program_ = cached_program(context_, device_, source_, policy_->build_options);
+    const bool keyed = pairs_rank_as_keys(recipe.op, policy_->accumulator);
+    program_ = cached_program(context_, device_, source_,
+                              policy_->build_options + (keyed ? " -D REDUCE_KEYS" : ""));
     values_kernels_ = kernels_of(program_);
     partials_program_ =
         cached_program(context_, device_,
@@ -338,10 +336,29 @@ void Reducer::require_holds(const cl::Buffer& buffer, std::uint64_t first, std::
                                                 std::to_string(count));
 }
 
+Reducer::Kernels Reducer::kernels_of(const cl::Program& program) const {
+    return Kernels{program_kernel(device_, program, "reduce"),
+                   program_kernel(device_, program, "reduce_and_finish")};
+}
+
+Reducer::Kernels& Reducer::kernels_for(Reads reads, const Piece& in, std::uint64_t length) {
+    if (reads == Reads::partials)
+        return partials_kernels_;
+    // Keys hold indices below 2^32 - 1 (reduce.cl's REDUCE_KEYS); past them, argmin's and
+    // argmax's program without keys, built once: no input shorter than 2^32 - 1 values needs it.
+    constexpr std::uint64_t keyed_indices = std::numeric_limits<std::uint32_t>::max();
+    if (!pairs_rank_as_keys(op(), accumulator()) || in.start + length <= keyed_indices)
+        return values_kernels_;
+    if (!wide_index_kernels_)
+        wide_index_kernels_ =
+            kernels_of(cached_program(context_, device_, source_, policy_->build_options));
+    return *wide_index_kernels_;
+}
+
 void Reducer::enqueue_pass(const cl::CommandQueue& queue, const Pass& pass, Reads reads,
                            const Piece& in, const cl::Buffer& out, std::uint64_t first_out,
                            const std::vector<cl::Event>& wait, cl::Event& event) {
-    auto& kernels = reads == Reads::values ? values_kernels_ : partials_kernels_;
+    auto& kernels = kernels_for(reads, in, pass.in);
     auto& kernel = pass.finishes ? kernels.finishing : kernels.pass;
     kernel.setArg(0, in.buffer);
     kernel.setArg(1, static_cast<cl_ulong>(in.first));

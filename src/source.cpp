@@ -9,6 +9,7 @@
 #include <system_error>
 
 namespace clreduce {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -213,17 +214,11 @@ std::string lead_conditions(const OpInfo& row, const TypeInfo& accumulator, Read
            combination(row, accumulator, "") + ") ? b : a; }\n";
 }
 
-/// Whether argmin's or argmax's pairs, where a pass reads values, rank as 64-bit keys in
-/// reduce.cl's work-group step (-D REDUCE_KEYS): where the accumulator's values rank in 32 bits.
-bool ranks_in_32_bits(const OpInfo& row, const TypeInfo& accumulator, Reads reads) {
-    return row.indexed && reads == Reads::values && accumulator.size == 4;
-}
-
-/// rank_of() where ranks_in_32_bits(): the value's place in the op's order as 32 bits, the
+/// rank_of() where pairs_rank_as_keys(): the value's place in the op's order as 32 bits, the
 /// winner's highest, NaN above every number, -0 and +0 equal. A float ranks by its bits,
 /// whose order is the numbers' for positive values and the reverse for negative ones.
 std::string rank_definition(const OpInfo& row, const TypeInfo& accumulator, Reads reads) {
-    if (!ranks_in_32_bits(row, accumulator, reads))
+    if (!pairs_rank_as_keys(row.op, accumulator.type, reads))
         return {};
     const std::string ascending =
         accumulator.floating() ? "(value == 0.0f ? 0x80000000u : as_uint(value) >> 31 ? "
@@ -299,6 +294,10 @@ unsigned loads_per_accumulator(DataType input, DataType accumulator, Op op, Read
     return op == Op::any || op == Op::all || product_in_int ? 2 : 1;
 }
 
+bool pairs_rank_as_keys(Op op, DataType accumulator, Reads reads) {
+    return info(op).indexed && reads == Reads::values && info(accumulator).size == 4;
+}
+
 std::string type_options(DataType input, DataType accumulator, Op op, Reads reads, bool mapped) {
     const auto& in = info(input);
     const bool indexed = info(op).indexed;
@@ -316,7 +315,6 @@ std::string type_options(DataType input, DataType accumulator, Op op, Reads read
            " -D REDUCE_VALUES_PER_LOAD=" + per_load + " -D REDUCE_ACCUM=" + accum +
            " -D REDUCE_ACCUM4=" + accum + "4" +
            quarter_options(in, info(accumulator), op, reads, mapped) +
-           (ranks_in_32_bits(info(op), info(accumulator), reads) ? " -D REDUCE_KEYS" : "") +
            (loads_per_accumulator(input, accumulator, op, reads, mapped) == 2
                 ? " -D REDUCE_LOADS_PER_ACCUMULATOR=2"
                 : "");

@@ -140,13 +140,43 @@ TEST_CASE(
     }
 }
 
+TEST_CASE("argmin and argmax count indices from a piece's start, below 2^32 - 1 and past it",
+          "[device][argops]") {
+    // int32's and float's first pass takes 64-bit keys where every index of a launch is below
+    // 2^32 - 1 (reduce.cl's REDUCE_KEYS), and pairs, from another program, where one is not;
+    // int64's always takes pairs. The starts put the last index just below that, at it, and
+    // every index past it.
+    const std::uint64_t length = 4099;
+    const std::uint64_t last_keyed = std::numeric_limits<std::uint32_t>::max() - 1;
+    for (const auto& combination : every_op_and_type()) {
+        const auto& recipe = combination.recipe;
+        if (!info(recipe.op).indexed ||
+            !(recipe.type == DataType::int32 || recipe.type == DataType::float32 ||
+              recipe.type == DataType::int64))
+            continue;
+        for (const std::uint64_t start :
+             {last_keyed + 1 - length, last_keyed + 2 - length, std::uint64_t{1} << 33}) {
+            DYNAMIC_SECTION(combination.name() << ", start " << start) {
+                const auto& target = *combination.target;
+                const auto values = random_values(recipe.type, recipe.op, length, 2029);
+                const auto input = upload(target.queue, values);
+                const auto reducer = make_reducer(target, recipe);
+                REQUIRE(reducer);
+                const auto device =
+                    reducer->reduce_timed(target.queue.queue, {{input, length, 0, start}});
+                auto host = host_reduce(recipe.op, values, length);
+                host.index = *host.index + static_cast<std::int64_t>(start);
+                check_same(device, host);
+            }
+        }
+    }
+}
+
 TEST_CASE("argmin and argmax give the first index where a work-item's vectors span segments",
           "[device][argops]") {
     // The first pass's places are 32-bit within segments of 2^31 values (reduce.cl's
     // fold_segment). This kernel makes a segment 5 vectors, so that short inputs span many,
-    // as inputs past 2^31 values do; bytes fold quarters of a load too. It also takes the
-    // pairs' tree where an index reaches 1000, as inputs past 2^32 - 1 values do, where int32
-    // and float take 64-bit keys (REDUCE_KEYED_INDICES).
+    // as inputs past 2^31 values do; bytes fold quarters of a load too.
     const auto short_segments =
         read_kernel_file("reduce.cl", {CLREDUCE_TEST_KERNEL_VARIANTS_DIR "/short-segments"});
     for (const auto& combination : every_op_and_type()) {

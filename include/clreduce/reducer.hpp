@@ -277,11 +277,17 @@ private:
         cl::Kernel pass;
         cl::Kernel finishing;
     };
+    Kernels kernels_of(const cl::Program& program) const;
+    /// The kernels of a pass that reads `reads`, `length` values from `in`.
+    Kernels& kernels_for(Reads reads, const Piece& in, std::uint64_t length);
     std::string source_;           // the values' program's text
     cl::Program program_;          // reads the input's values
     cl::Program partials_program_; // reads partials: the same program where the types agree
     Kernels values_kernels_;
     Kernels partials_kernels_;
+    // argmin's and argmax's values' kernels whose work-group step takes pairs, not 64-bit keys
+    // (reduce.cl's REDUCE_KEYS): built at the first launch whose indices reach 2^32 - 1.
+    std::optional<Kernels> wide_index_kernels_;
     cl::Buffer arrivals_[2];    // reduce_and_finish's counts of work-groups done, alternating
     int next_arrivals_ = 0;     // the count the next finishing launch takes
     cl::Buffer piece_partials_; // the pieces' partials when an input has several
