@@ -24,7 +24,7 @@
 //                             and -D REDUCE_INDEXING where the pass reads values (the first),
 //                             which pairs each value with its index (fold_leads).
 // It appends the definitions of load, loadn, map, map4, identity, splat4, op, op4 and, with
-// REDUCE_INDEXING, wins_in_order and lead_op (and rank_of with REDUCE_KEYS, where argmin's and
+// REDUCE_INDEXING, wins_in_order and lead_op (and rank_of, for REDUCE_KEYS, where argmin's and
 // argmax's accumulator is 32 bits), for the types and the op chosen on the command line
 // (sum, prod, min, max, ..., or the user's own), and, for the path the device supports, the relay
 // to the matching built-in. Passes after the first read partials: they are built with the

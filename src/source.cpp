@@ -9,7 +9,6 @@
 #include <system_error>
 
 namespace clreduce {
-
 namespace {
 
 namespace fs = std::filesystem;
