@@ -43,7 +43,13 @@ const std::vector<TypeInfo>& all_types() {
         {T::bfloat16, "bfloat16", nullptr, "ushort", "float", nullptr, 2, C::none, "-INFINITY",
          "INFINITY", 0x1p-8, T::float32, "as_float((uint)in[i] << 16)",
          "return as_float8(convert_uint8(((global const ushort8*)in)[v]) << 16);"},
-        {T::boolean, "bool", "|b1", "uchar", "uchar", "uchar", 1, C::none, "0", "1", 0, T::uint64},
+        // NumPy reads every nonzero byte as True (a uint8 mask viewed as bool holds 255s), so
+        // the loads make each byte 0 or 1: the words' bit 7 of a byte is set where the byte's
+        // low seven bits add up past 0x7f or its own bit 7 is set, and no byte carries.
+        {T::boolean, "bool", "|b1", "uchar", "uchar", "uchar", 1, C::none, "0", "1", 0, T::uint64,
+         "in[i] != 0",
+         "const uint4 w = ((global const uint4*)in)[v]; "
+         "return as_uchar16(((((w & 0x7f7f7f7fu) + 0x7f7f7f7fu) | w) >> 7) & 0x01010101u);"},
     };
     return types;
 }

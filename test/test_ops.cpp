@@ -131,7 +131,8 @@ TEST_CASE("any and all of bytes find the one value that decides them, wherever a
             const std::uint64_t most_items =
                 std::uint64_t{shape.max_work_groups} * shape.work_group_size;
             for (const std::uint64_t length : {std::uint64_t{1003}, 16 * 8 * most_items + 3}) {
-                const std::uint8_t deciding = recipe.type == DataType::boolean ? 1 : 0x80;
+                // A bool's 0x80 is NumPy's True, as any nonzero byte is.
+                const std::uint8_t deciding = 0x80;
                 for (const auto place : deciding_places(*reducer, length)) {
                     // any: zeros but one; all: nonzero but one zero.
                     std::vector<std::uint8_t> bytes(length, any ? 0 : deciding);
@@ -152,6 +153,45 @@ TEST_CASE("any and all of bytes find the one value that decides them, wherever a
                         CHECK(result_text(recipe.op, device) ==
                               ((any == (place >= first)) ? "true" : "false"));
                     }
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("every nonzero byte of a bool is NumPy's True, for every op, path and finish",
+          "[device][ops]") {
+    // A uint8 mask viewed as a bool holds 255s. The device must give what the same bools
+    // written as 0 and 1 give: bytes with zeros (sum, max, argmax, any) and bytes of 2 and up
+    // (prod, min, argmin and all, which a zero decides).
+    for (const auto& combination : every_op_and_type()) {
+        const auto& recipe = combination.recipe;
+        if (recipe.type != DataType::boolean)
+            continue;
+        DYNAMIC_SECTION(combination.name()) {
+            const auto& target = *combination.target;
+            const auto reducer = make_reducer(target, recipe);
+            REQUIRE(reducer);
+            const auto lengths = telling_lengths(*reducer);
+            const auto longest = *std::max_element(lengths.begin(), lengths.end());
+            for (const unsigned least : {0u, 2u}) {
+                std::vector<Boolean> bytes(longest), bools(longest);
+                for (std::uint64_t i = 0; i < longest; ++i) {
+                    bytes[i].byte =
+                        static_cast<std::uint8_t>(least + (i * 37 + 11) % (256 - least));
+                    bools[i].byte = bytes[i].byte != 0;
+                }
+                const auto input = upload(target.queue, HostValues(bytes));
+                for (const auto length : lengths) {
+                    const auto device =
+                        reducer->reduce_timed(target.queue.queue, {{input, length}});
+                    const auto host = host_reduce(recipe.op, HostValues(bools), length);
+                    INFO("bytes from "
+                         << least << ", length " << length << ": device " << to_string(device.value)
+                         << " at " << device.index.value_or(-1) << ", host "
+                         << to_string(host.value) << " at " << host.index.value_or(-1));
+                    CHECK(same_value(device.value, host.value));
+                    CHECK(device.index == host.index);
                 }
             }
         }

@@ -89,9 +89,12 @@ TEST_CASE("argmin and argmax give np.argmin's and np.argmax's first index", "[re
     CHECK(index_of(Op::argmax, std::vector<cl_double>{-0.0, 0.0}) == 0);
     CHECK(index_of(Op::argmin, std::vector<cl_double>{0.0, -0.0}) == 0);
     CHECK(index_of(Op::argmax, std::vector<cl_double>{inf, 1, inf}) == 0);
-    // Halves compare after widening; bool by its byte.
+    // Halves compare after widening; bools as NumPy's, every nonzero byte True:
+    // np.argmax(np.frombuffer(b"\0\1\2", bool)) == 1.
     CHECK(index_of(Op::argmax, std::vector<Half>{to_half(1), to_half(NAN), to_half(2)}) == 1);
     CHECK(index_of(Op::argmax, std::vector<Boolean>{{0}, {1}, {1}}) == 1);
+    CHECK(index_of(Op::argmax, std::vector<Boolean>{{0}, {1}, {2}}) == 1);
+    CHECK(index_of(Op::argmin, std::vector<Boolean>{{255}, {1}, {0}}) == 2);
     // The value comes with it, in the accumulator.
     const auto pair = host_reduce(Op::argmin, HostValues(std::vector<cl_char>{3, -7, -7}), 3);
     CHECK(pair.value == Scalar(cl_long{-7}));
@@ -132,6 +135,10 @@ TEST_CASE("small types accumulate as NumPy's sums do", "[reference]") {
     CHECK(reduce(Op::sum, std::vector<cl_short>{-32768, -1}) == Scalar(cl_long{-32769}));
     CHECK(reduce(Op::sum, std::vector<cl_ushort>{65535, 1}) == Scalar(cl_ulong{65536}));
     CHECK(reduce(Op::sum, std::vector<Boolean>{{1}, {0}, {1}}) == Scalar(cl_ulong{2}));
+    // NumPy counts every nonzero byte of a bool as one True (a uint8 mask viewed as bool).
+    CHECK(reduce(Op::sum, std::vector<Boolean>{{2}, {0}, {255}}) == Scalar(cl_ulong{2}));
+    CHECK(reduce(Op::prod, std::vector<Boolean>{{2}, {3}, {128}}) == Scalar(cl_ulong{1}));
+    CHECK(reduce(Op::max, std::vector<Boolean>{{0}, {7}}) == Scalar(cl_ulong{1}));
     CHECK(reduce(Op::sum, std::vector<Half>{to_half(0.5f), to_half(1024)}) ==
           Scalar(cl_float{1024.5f}));
     CHECK(reduce(Op::max, std::vector<BFloat16>{to_bfloat16(-3), to_bfloat16(2.5f)}) ==

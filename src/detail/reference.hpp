@@ -157,7 +157,7 @@ A to_accumulator(In x, HostMap map = HostMap::none) {
         if constexpr (std::is_same_v<In, Half> || std::is_same_v<In, BFloat16>)
             return to_float(x);
         else if constexpr (std::is_same_v<In, Boolean>)
-            return x.byte;
+            return static_cast<std::uint8_t>(x.byte != 0); // NumPy's True for any nonzero byte
         else
             return x;
     }();

@@ -68,6 +68,19 @@ def test_argmin_and_argmax_give_the_first_index_as_numpy(device, dtype, op):
     assert got == expected
 
 
+@pytest.mark.parametrize("op", clreduce.OPS)
+def test_every_nonzero_byte_of_a_bool_is_true_as_numpy(device, op):
+    # A uint8 mask viewed as bool holds 255s; bytes of 2 and up, without zeros, decide prod,
+    # min, argmin and all.
+    for least in (0, 2):
+        values = ((np.arange(1009) * 37 + 11) % (256 - least) + least).astype(np.uint8).view(bool)
+        assert_matches(op, getattr(clreduce, op)(values), values)
+        for axis in (0, 1):
+            rows = values[:1008].reshape(16, 63)
+            np.testing.assert_array_equal(getattr(clreduce, op)(rows, axis=axis),
+                                          getattr(np, op)(rows, axis=axis))
+
+
 @pytest.mark.parametrize("dtype", clreduce.DTYPES, ids=str)
 def test_any_and_all_as_numpy(device, dtype):
     zeros = np.zeros(300, dtype)
