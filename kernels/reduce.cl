@@ -328,8 +328,19 @@ accum_t fold_vectors(global const input_t* in, ulong first, ulong start, ulong f
 // keep the lead) and two selects per value keep; the lanes of a load share its place, the
 // lane (x +0, y +1, z +2, w +3) added once they are combined. Leads combine with lead_op,
 // the op's own condition, and one pair is made per segment.
+// A lead's value is an accumulator, or with -D REDUCE_LEAD (int or uint: 1- and 2-byte integers
+// that no map changes) the 32-bit type that holds each value exactly. With 64-bit leads the
+// int8 argmax of 2^28 values took 2116 us on an H100, 100 with these (docs/ops-and-types.md).
+// The identity saturates into it (LONG_MIN to INT_MIN), still below or above every value.
+#if defined(REDUCE_LEAD)
+typedef REDUCE_LEAD lead_value_t;
+#define convert_lead_value REDUCE_JOIN(REDUCE_JOIN(convert_, REDUCE_LEAD), _sat)
+#else
+typedef REDUCE_ACCUM lead_value_t;
+#define convert_lead_value(x) (x)
+#endif
 typedef struct {
-    REDUCE_ACCUM value;
+    lead_value_t value;
     uint index;
 } lead_t;
 typedef struct {
@@ -349,8 +360,13 @@ lead_t lead_op(lead_t a, lead_t b);     // op on leads
 #define REDUCE_SEGMENT_VECTORS (0x80000000ul / REDUCE_VALUES_PER_LOAD)
 #endif
 
+// Field by field: ?: on the whole struct made NVIDIA's compiler branch and copy a 64-bit lead
+// through local memory for each value: the int64 argmax of 2^28 values took 1445 us on an
+// H100, twice its max, and 698 so (docs/ops-and-types.md).
 lead_t take_in_order(lead_t a, lead_t b) {
-    return wins_in_order(a, b) ? b : a;
+    const bool won = wins_in_order(a, b);
+    const lead_t taken = {won ? b.value : a.value, won ? b.index : a.index};
+    return taken;
 }
 
 lead4_t take4_in_order(lead4_t a, lead4_t b) {
@@ -367,17 +383,53 @@ lead4_t lead_op4(lead4_t a, lead4_t b) {
 
 // Four mapped values, leads at `index`.
 lead4_t leads_at(accum4_t mapped, uint index) {
-    const lead4_t leads = {{mapped.x.value, index},
-                           {mapped.y.value, index},
-                           {mapped.z.value, index},
-                           {mapped.w.value, index}};
+    const lead4_t leads = {{convert_lead_value(mapped.x.value), index},
+                           {convert_lead_value(mapped.y.value), index},
+                           {convert_lead_value(mapped.z.value), index},
+                           {convert_lead_value(mapped.w.value), index}};
     return leads;
 }
+
+#if defined(REDUCE_LEAD_WORDS)
+typedef REDUCE_JOIN(REDUCE_LEAD, 4) lead_value4_t;
+
+// A word's 4 bytes as lead values, by shifts, as bytes_of() above (-D REDUCE_SIGNED_BYTES
+// extends int8's sign).
+lead_value4_t lead_bytes_of(uint word) {
+#if defined(REDUCE_SIGNED_BYTES)
+    return as_int4((uint4)(word << 24, word << 16, word << 8, word)) >> 24;
+#else
+    return (uint4)(word, word >> 8, word >> 16, word >> 24) & 0xffu;
+#endif
+}
+
+// A word's 4 values, leads at `index`.
+lead4_t leads_of_word(uint word, uint index) {
+    const lead_value4_t values = lead_bytes_of(word);
+    const lead4_t leads = {
+        {values.x, index}, {values.y, index}, {values.z, index}, {values.w, index}};
+    return leads;
+}
+#endif
 
 // read4 as leads: values nv ... nv + n - 1, the first of which is at `index` in the segment.
 // Their indices in the whole input go to the map, which may use them; where it does not, the
 // compiler drops them.
 lead4_t read_leads(global const input_t* in, ulong v, ulong first, ulong start, uint index) {
+#if defined(REDUCE_LEAD_WORDS)
+    // int8 and bool (-D REDUCE_LEAD_WORDS): bytes out of the load's four 32-bit words, as min's
+    // and max's (REDUCE_FOLD_COMBINED). On an H100 at 2^28 the int8 argmax took 100 us so and
+    // 112 with each value mapped, bool's 119 and 125; uint8's 103 and 101, so it maps them.
+    const union {
+        valuen_t all;
+        uint word[4];
+    } words = {loadn(in, v)};
+    lead4_t leads = leads_of_word(words.word[0], index);
+    for (uint q = 1; q < 4; ++q)
+        leads = REDUCE_COMBINE_QUARTERS(take4_in_order, leads,
+                                        leads_of_word(words.word[q], index + 4 * q));
+    return leads;
+#else
     const quarters_t x = {loadn(in, v)};
     const ulong i = REDUCE_VALUES_PER_LOAD * v - first + start;
     lead4_t folded = leads_at(map4(x.quarter[0], i), index);
@@ -385,6 +437,7 @@ lead4_t read_leads(global const input_t* in, ulong v, ulong first, ulong start, 
         folded = REDUCE_COMBINE_QUARTERS(take4_in_order, folded,
                                          leads_at(map4(x.quarter[q], i + 4 * q), index + 4 * q));
     return folded;
+#endif
 }
 
 // The leads of one place with their lanes' places.
@@ -409,7 +462,7 @@ accum_t fold_segment(global const input_t* in, ulong first, ulong start, ulong f
     // Only where an accumulator's vector is in the segment is `apart` less than 2^31.
     const uint apart = (uint)step * REDUCE_VALUES_PER_LOAD;
     uint index = (uint)(i - segment) * REDUCE_VALUES_PER_LOAD;
-    const lead_t no_lead = {identity().value, REDUCE_NO_LEAD};
+    const lead_t no_lead = {convert_lead_value(identity().value), REDUCE_NO_LEAD};
     const lead4_t none = {no_lead, no_lead, no_lead, no_lead};
 #define REDUCE_READ(k) read_leads(in, first_vector + i + (k)*step, first, start, index + (k)*apart)
     lead4_t a = i < end ? REDUCE_READ(0) : none;

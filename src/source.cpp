@@ -201,6 +201,14 @@ std::string maps(const OpInfo& op, const TypeInfo& value, const TypeInfo& accumu
     return map_head + "{ return " + map + "; }\n" + map4_head + "{ return " + map4 + "; }\n";
 }
 
+/// The body of a function of argmin's or argmax's pairs (or leads) a and b, of `type`, that
+/// returns b where `condition` holds, else a: field by field, as reduce.cl's take_in_order(),
+/// since ?: on a whole struct made NVIDIA's compiler copy it through local memory.
+std::string pair_that_wins(const std::string& type, const std::string& condition) {
+    return "{ const bool b_wins = (" + condition + "); const " + type +
+           " won = {b_wins ? b.value : a.value, b_wins ? b.index : a.index}; return won; }";
+}
+
 /// wins_in_order() and lead_op() for argmin and argmax reading values (REDUCE_INDEXING):
 /// the row's cheaper condition, which holds only where b's values come after a's, and its
 /// full one on leads. Partials come in no such order, and have no leads.
@@ -209,8 +217,8 @@ std::string lead_conditions(const OpInfo& row, const TypeInfo& accumulator, Read
         return {};
     const auto in_order = accumulator.floating() ? row.floating_in_order : row.integer_in_order;
     return "bool wins_in_order(lead_t a, lead_t b) { return " + std::string(in_order) +
-           "; }\nlead_t lead_op(lead_t a, lead_t b) { return (" +
-           combination(row, accumulator, "") + ") ? b : a; }\n";
+           "; }\nlead_t lead_op(lead_t a, lead_t b) " +
+           pair_that_wins("lead_t", combination(row, accumulator, "")) + "\n";
 }
 
 /// rank_of() where pairs_rank_as_keys(): the value's place in the op's order as 32 bits, the
@@ -245,13 +253,37 @@ std::string combinations(Op op, DataType accumulator, const Expressions& user) {
             "\n";
     const auto& accum = info(accumulator);
     const auto scalar = custom ? user.reduce : combination(row, accum, "");
-    text += "accum_t op(accum_t a, accum_t b) { return " +
-            (indexed ? "(" + scalar + ") ? b : a" : scalar) + "; }\n";
+    text += "accum_t op(accum_t a, accum_t b) " +
+            (indexed ? pair_that_wins("accum_t", scalar) : "{ return " + scalar + "; }") + "\n";
     text += "accum4_t op4(accum4_t a, accum4_t b) " +
             (custom || indexed ? each_lane("op(a.$L, b.$L)", indexed)
                                : "{ return " + combination(row, accum, "4") + "; }") +
             "\n";
     return text;
+}
+
+/// The 32-bit type in which argmin's and argmax's first pass keeps its leads (REDUCE_LEAD),
+/// where the accumulator is wider than the values need: values of a 1- or 2-byte integer type
+/// that no map changes, int or uint. With 64-bit leads, the int8 argmax of 2^28 values took
+/// 2116 us on an H100, 100 with these (the int8 max 95; docs/ops-and-types.md).
+const TypeInfo* lead_type(const TypeInfo& input, const OpInfo& op, Reads reads, bool mapped) {
+    if (!op.indexed || reads != Reads::values || mapped || input.floating() || input.size > 2)
+        return nullptr;
+    return &info(is_signed(input) ? DataType::int32 : DataType::uint32);
+}
+
+/// -D REDUCE_LEAD where lead_type() has a type, else none.
+std::string lead_option(const TypeInfo& input, Op op, Reads reads, bool mapped) {
+    const auto* lead = lead_type(input, info(op), reads, mapped);
+    if (!lead)
+        return "";
+    // int8 and bool take their bytes out of 32-bit words (REDUCE_LEAD_WORDS): bool's load is
+    // made of words already (types.cpp), and int8's sign extends by shifts. uint8's bytes,
+    // mapped one by one, measured faster so (101 us against 103 at 2^28).
+    const bool signed_bytes = input.size == 1 && is_signed(input);
+    const bool words = signed_bytes || input.type == DataType::boolean;
+    return " -D REDUCE_LEAD=" + std::string(lead->cl_value) +
+           (words ? " -D REDUCE_LEAD_WORDS" : "") + (signed_bytes ? " -D REDUCE_SIGNED_BYTES" : "");
 }
 
 } // namespace
@@ -314,6 +346,7 @@ std::string type_options(DataType input, DataType accumulator, Op op, Reads read
            " -D REDUCE_VALUES_PER_LOAD=" + per_load + " -D REDUCE_ACCUM=" + accum +
            " -D REDUCE_ACCUM4=" + accum + "4" +
            quarter_options(in, info(accumulator), op, reads, mapped) +
+           lead_option(in, op, reads, mapped) +
            (loads_per_accumulator(input, accumulator, op, reads, mapped) == 2
                 ? " -D REDUCE_LOADS_PER_ACCUMULATOR=2"
                 : "");

@@ -70,7 +70,9 @@ std::string complete_kernel_source(const std::string& kernel_text, Op op, Path p
 /// type that the user does not map (`mapped`) how read4 combines a load's quarters before it
 /// maps them: REDUCE_COMBINE_VALUES for min and max, in the values' type (bytes: in 32-bit
 /// lanes, in which the whole fold runs, REDUCE_FOLD_COMBINED), and for a sum of bytes
-/// REDUCE_SUM_BYTES, in 32-bit words (REDUCE_SIGNED_BYTES: int8's).
+/// REDUCE_SUM_BYTES, in 32-bit words (REDUCE_SIGNED_BYTES: int8's); for their argmin and
+/// argmax the 32-bit type of the first pass's leads (REDUCE_LEAD, and REDUCE_LEAD_WORDS where
+/// int8's and bool's bytes come out of 32-bit words).
 std::string type_options(DataType input, DataType accumulator, Op op = Op::sum,
                          Reads reads = Reads::values, bool mapped = false);
 
