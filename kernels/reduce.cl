@@ -116,6 +116,27 @@ combined4_t op4_values(combined4_t a, combined4_t b); // op4 on a load's quarter
 accum_t work_group_reduce_op(accum_t x); // defined only when REDUCE_PATH_WORK_GROUP is
 accum_t sub_group_reduce_op(accum_t x);  // defined only when REDUCE_PATH_SUB_GROUP is
 
+#if defined(REDUCE_FOLD_COMBINED) || defined(REDUCE_LEAD_WORDS)
+// min and max of 1-byte values (REDUCE_FOLD_COMBINED), and argmin's and argmax's leads of
+// int8 and bool (REDUCE_LEAD_WORDS), take them out of the load's four 32-bit words by shifts,
+// a word's 4 bytes the 4 lanes of an int4 or uint4; -D REDUCE_SIGNED_BYTES extends int8's
+// sign. Read as char16, a load compiled to four 4-byte loads on NVIDIA's compiler
+// (ld.global.v4.u8) and each byte to a conversion of its own (docs/ops-and-types.md).
+#if defined(REDUCE_SIGNED_BYTES)
+typedef int4 bytes4_t;
+#else
+typedef uint4 bytes4_t;
+#endif
+
+bytes4_t bytes_of(uint word) {
+#if defined(REDUCE_SIGNED_BYTES)
+    return as_int4((uint4)(word << 24, word << 16, word << 8, word)) >> 24;
+#else
+    return (uint4)(word, word >> 8, word >> 16, word >> 24) & 0xffu;
+#endif
+}
+#endif
+
 // The fold's steps, named so that the mutation tests (test/test_mutants.cpp) can break one of
 // them, as a -D would, and check that validation notices; every other build takes these. Each
 // takes the op it combines with: argmin's and argmax's first pass combines leads (below).
@@ -218,20 +239,6 @@ fold4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
 }
 
 #else
-
-#if defined(REDUCE_FOLD_COMBINED)
-// min and max of 1-byte values take them out of the load's four 32-bit words by shifts, a
-// word's 4 bytes the 4 lanes of a combined4_t, int or uint; -D REDUCE_SIGNED_BYTES extends
-// int8's sign. Read as char16, a load compiled to four 4-byte loads on NVIDIA's compiler
-// (ld.global.v4.u8) and each byte to a conversion of its own (docs/ops-and-types.md).
-combined4_t bytes_of(uint word) {
-#if defined(REDUCE_SIGNED_BYTES)
-    return as_int4((uint4)(word << 24, word << 16, word << 8, word)) >> 24;
-#else
-    return (uint4)(word, word >> 8, word >> 16, word >> 24) & 0xffu;
-#endif
-}
-#endif
 
 // Values nv ... nv + n - 1 of the buffer, mapped into one 4-vector of accumulators (of
 // combined lanes with REDUCE_FOLD_COMBINED); in[first] has the index `start` (its place in
@@ -391,21 +398,9 @@ lead4_t leads_at(accum4_t mapped, uint index) {
 }
 
 #if defined(REDUCE_LEAD_WORDS)
-typedef REDUCE_JOIN(REDUCE_LEAD, 4) lead_value4_t;
-
-// A word's 4 bytes as lead values, by shifts, as bytes_of() above (-D REDUCE_SIGNED_BYTES
-// extends int8's sign).
-lead_value4_t lead_bytes_of(uint word) {
-#if defined(REDUCE_SIGNED_BYTES)
-    return as_int4((uint4)(word << 24, word << 16, word << 8, word)) >> 24;
-#else
-    return (uint4)(word, word >> 8, word >> 16, word >> 24) & 0xffu;
-#endif
-}
-
 // A word's 4 values, leads at `index`.
 lead4_t leads_of_word(uint word, uint index) {
-    const lead_value4_t values = lead_bytes_of(word);
+    const bytes4_t values = bytes_of(word);
     const lead4_t leads = {
         {values.x, index}, {values.y, index}, {values.z, index}, {values.w, index}};
     return leads;
