@@ -174,10 +174,11 @@ typedef union {
 #if defined(REDUCE_TEST_BYTES)
 
 // any and all of 1-byte values (int8, uint8, bool; -D REDUCE_TEST_BYTES, and REDUCE_TEST_ALL
-// for all) test a load's 16 bytes as four 32-bit words, a word a lane, where a test of each
-// byte widened to its own lane held them to 88% of the stream read on an H100
-// (docs/ops-and-types.md). A lane is 1 where the op of its word's bytes' x != 0 is true, else
-// 0: for any where the word is nonzero, for all where it has no zero byte. A word has one
+// for all and for the product of bools, which is their all) test a load's 16 bytes as four
+// 32-bit words, a word a lane, where a test of each byte widened to its own lane held them to
+// 88% of the stream read on an H100 (docs/ops-and-types.md). A lane is 1 where the op of its
+// word's bytes' x != 0 is true, else 0: for any where the word is nonzero, for all where it
+// has no zero byte. A word has one
 // exactly where (w - 0x01010101) & ~w & 0x80808080 is nonzero: the lowest zero byte borrows
 // into its own top bit, and no byte below it borrows.
 fold4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {

@@ -114,12 +114,20 @@ const TypeInfo* combined_type(const TypeInfo& input, const TypeInfo& accumulator
     return nullptr;
 }
 
+/// Whether read4 tests a load's 1-byte values a 32-bit word at a time (REDUCE_TEST_BYTES), and
+/// whether for all of them (REDUCE_TEST_ALL): any and all, and the product of bools, whose
+/// values of 0 and 1 (types.cpp) multiply to their all (on an H100 at 2^28 the product of bools
+/// took 100 to 101 us value by value, 94 to 96 so; docs/ops-and-types.md).
+bool tests_bytes(const TypeInfo& input, Op op) {
+    return op == Op::any || op == Op::all || (op == Op::prod && input.type == DataType::boolean);
+}
+
 /// The flags by which read4 combines a load's quarters before it maps them, where it may:
 /// with op4_values() (REDUCE_COMBINE_VALUES, and REDUCE_COMBINED where that is not in the
 /// values' type: combined_type(); for min and max of 1-byte values REDUCE_FOLD_COMBINED, and
 /// REDUCE_SIGNED_BYTES for int8's), as bytes in 32-bit words for a sum of 1-byte values
-/// (REDUCE_SUM_BYTES; REDUCE_SIGNED_BYTES for int8's) and for their any and all
-/// (REDUCE_TEST_BYTES; REDUCE_TEST_ALL for all); else none.
+/// (REDUCE_SUM_BYTES; REDUCE_SIGNED_BYTES for int8's) and for their any and all and the
+/// product of bools (tests_bytes()); else none.
 std::string quarter_options(const TypeInfo& input, const TypeInfo& accumulator, Op op, Reads reads,
                             bool mapped) {
     if (const auto* combined = combined_type(input, accumulator, info(op), reads, mapped)) {
@@ -132,8 +140,8 @@ std::string quarter_options(const TypeInfo& input, const TypeInfo& accumulator, 
     }
     if (!combines_before_map(input, reads, mapped) || input.size != 1)
         return "";
-    if (op == Op::any || op == Op::all)
-        return std::string(" -D REDUCE_TEST_BYTES") + (op == Op::all ? " -D REDUCE_TEST_ALL" : "");
+    if (tests_bytes(input, op))
+        return std::string(" -D REDUCE_TEST_BYTES") + (op != Op::any ? " -D REDUCE_TEST_ALL" : "");
     if (op != Op::sum)
         return "";
     return std::string(" -D REDUCE_SUM_BYTES") +
@@ -322,7 +330,7 @@ unsigned loads_per_accumulator(DataType input, DataType accumulator, Op op, Read
         return 1;
     const auto* combined = combined_type(in, info(accumulator), info(op), reads, mapped);
     const bool product_in_int = op == Op::prod && combined && combined != &in;
-    return op == Op::any || op == Op::all || product_in_int ? 2 : 1;
+    return tests_bytes(in, op) || product_in_int ? 2 : 1;
 }
 
 bool pairs_rank_as_keys(Op op, DataType accumulator, Reads reads) {

@@ -197,7 +197,10 @@ TEST_CASE(
         {T::int8, T::int64, Op::prod, values, false, bytes_in_int.c_str()},
         {T::int8, T::uint32, Op::prod, values, false, bytes_in_int.c_str()},
         {T::uint8, T::uint64, Op::prod, values, false, ""},
-        {T::boolean, T::uint64, Op::prod, values, false, ""},
+        // Bools are 0 or 1: their product is their all, tested a word at a time.
+        {T::boolean, T::uint64, Op::prod, values, false, all_bytes.c_str()},
+        {T::boolean, T::float64, Op::prod, values, false, all_bytes.c_str()},
+        {T::boolean, T::uint64, Op::prod, values, true, ""},
         {T::int8, T::float32, Op::prod, values, false, ""},
         {T::int8, T::int64, Op::prod, values, true, ""},
         {T::int8, T::uint32, Op::any, values, false, any_bytes.c_str()},
