@@ -23,8 +23,9 @@ test/python/build-and-test.sh
 # Oclgrind preloads its runtime, which ASan refuses, so its tests run in the plain build only.
 # The long sweeps and runs repeat one host path over many kernel shapes and lengths, and the
 # kernel mutants, argmin's and argmax's work-group sizes and short segments and the bools of
-# any byte vary the kernel alone: the plain build runs them, and under the sanitizers they would take most of CI's time
-# (about 9 minutes on 2 cores) to walk host code that the shorter tests already walk.
+# any byte vary the kernel alone: the plain build runs them, and under the sanitizers they
+# would take most of CI's time (about 9 minutes on 2 cores) to walk host code that the shorter
+# tests already walk.
 sweeps='reduces along axes, in work-groups that loop over tiles|back-to-back runs all validate'
 sweeps+='|a randomised sweep of lengths|exact: every layout gives|of 67108865|of 16777219'
 sweeps+="|validation fails a kernel that loses|pairs' tree quarters and halves"

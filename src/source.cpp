@@ -270,27 +270,19 @@ std::string combinations(Op op, DataType accumulator, const Expressions& user) {
     return text;
 }
 
-/// The 32-bit type in which argmin's and argmax's first pass keeps its leads (REDUCE_LEAD),
+/// -D REDUCE_LEAD, the 32-bit type in which argmin's and argmax's first pass keeps its leads,
 /// where the accumulator is wider than the values need: values of a 1- or 2-byte integer type
 /// that no map changes, int or uint. With 64-bit leads, the int8 argmax of 2^28 values took
-/// 2116 us on an H100, 100 with these (the int8 max 95; docs/ops-and-types.md).
-const TypeInfo* lead_type(const TypeInfo& input, const OpInfo& op, Reads reads, bool mapped) {
-    if (!op.indexed || reads != Reads::values || mapped || input.floating() || input.size > 2)
-        return nullptr;
-    return &info(is_signed(input) ? DataType::int32 : DataType::uint32);
-}
-
-/// -D REDUCE_LEAD where lead_type() has a type, else none.
+/// 2116 us on an H100, 100 with these (the int8 max 95; docs/ops-and-types.md). Else none.
 std::string lead_option(const TypeInfo& input, Op op, Reads reads, bool mapped) {
-    const auto* lead = lead_type(input, info(op), reads, mapped);
-    if (!lead)
+    if (!info(op).indexed || reads != Reads::values || mapped || input.floating() || input.size > 2)
         return "";
     // int8 and bool take their bytes out of 32-bit words (REDUCE_LEAD_WORDS): bool's load is
     // made of words already (types.cpp), and int8's sign extends by shifts. uint8's bytes,
     // mapped one by one, measured faster so (101 us against 103 at 2^28).
     const bool signed_bytes = input.size == 1 && is_signed(input);
     const bool words = signed_bytes || input.type == DataType::boolean;
-    return " -D REDUCE_LEAD=" + std::string(lead->cl_value) +
+    return std::string(" -D REDUCE_LEAD=") + (is_signed(input) ? "int" : "uint") +
            (words ? " -D REDUCE_LEAD_WORDS" : "") + (signed_bytes ? " -D REDUCE_SIGNED_BYTES" : "");
 }
 
