@@ -406,6 +406,22 @@ lead4_t leads_of_word(uint word, uint index) {
         {values.x, index}, {values.y, index}, {values.z, index}, {values.w, index}};
     return leads;
 }
+
+#if defined(REDUCE_BOOL_LEADS)
+// bool's argmin and argmax (-D REDUCE_BOOL_LEADS): its loads make each byte 0 or 1, and a byte
+// beats the identity (argmax's 0, argmin's 1) only where it differs from it, so a word's lead
+// is the first byte that differs or, where none does, its first, which holds the identity's
+// value. A load's four words are the leads' four lanes, each with its place within the load
+// (lanes_apart adds nothing): one comparison a word, where int8's leads take one a byte.
+lead_t lead_of_bools(uint word, uint index) {
+    const uint loser = identity().value != 0; // argmax's 0, argmin's the accumulator's highest
+    const uint differs = word ^ (loser * 0x01010101u);
+    // The bits below the lowest set one, 32 where none is (ctz is OpenCL C 2.0's).
+    const uint below = popcount((differs - 1) & ~differs);
+    const lead_t lead = {(differs != 0) ^ loser, index + ((below >> 3) & 3)};
+    return lead;
+}
+#endif
 #endif
 
 // read4 as leads: values nv ... nv + n - 1, the first of which is at `index` in the segment.
@@ -415,15 +431,22 @@ lead4_t read_leads(global const input_t* in, ulong v, ulong first, ulong start, 
 #if defined(REDUCE_LEAD_WORDS)
     // int8 and bool (-D REDUCE_LEAD_WORDS): bytes out of the load's four 32-bit words, as min's
     // and max's (REDUCE_FOLD_COMBINED). On an H100 at 2^28 the int8 argmax took 100 us so and
-    // 112 with each value mapped, bool's 119 and 125; uint8's 103 and 101, so it maps them.
+    // 112 with each value mapped, uint8's 103 and 101, so it maps them; bool's 125 mapped, 119
+    // a lead a byte, 98 a lead a word.
     const union {
         valuen_t all;
         uint word[4];
     } words = {loadn(in, v)};
+#if defined(REDUCE_BOOL_LEADS)
+    const lead4_t leads = {
+        lead_of_bools(words.word[0], index), lead_of_bools(words.word[1], index + 4),
+        lead_of_bools(words.word[2], index + 8), lead_of_bools(words.word[3], index + 12)};
+#else
     lead4_t leads = leads_of_word(words.word[0], index);
     for (uint q = 1; q < 4; ++q)
         leads = REDUCE_COMBINE_QUARTERS(take4_in_order, leads,
                                         leads_of_word(words.word[q], index + 4 * q));
+#endif
     return leads;
 #else
     const quarters_t x = {loadn(in, v)};
@@ -438,9 +461,11 @@ lead4_t read_leads(global const input_t* in, ulong v, ulong first, ulong start, 
 
 // The leads of one place with their lanes' places.
 lead4_t lanes_apart(lead4_t leads) {
+#if !defined(REDUCE_BOOL_LEADS)
     leads.y.index += 1;
     leads.z.index += 2;
     leads.w.index += 3;
+#endif
     return leads;
 }
 

@@ -279,11 +279,14 @@ std::string lead_option(const TypeInfo& input, Op op, Reads reads, bool mapped) 
         return "";
     // int8 and bool take their bytes out of 32-bit words (REDUCE_LEAD_WORDS): bool's load is
     // made of words already (types.cpp), and int8's sign extends by shifts. uint8's bytes,
-    // mapped one by one, measured faster so (101 us against 103 at 2^28).
+    // mapped one by one, measured faster so (101 us against 103 at 2^28). bool's bytes, 0 or
+    // 1, give one lead a word (REDUCE_BOOL_LEADS): 98 us against 118 a byte at a time.
     const bool signed_bytes = input.size == 1 && is_signed(input);
     const bool words = signed_bytes || input.type == DataType::boolean;
     return std::string(" -D REDUCE_LEAD=") + (is_signed(input) ? "int" : "uint") +
-           (words ? " -D REDUCE_LEAD_WORDS" : "") + (signed_bytes ? " -D REDUCE_SIGNED_BYTES" : "");
+           (words ? " -D REDUCE_LEAD_WORDS" : "") +
+           (signed_bytes ? " -D REDUCE_SIGNED_BYTES" : "") +
+           (input.type == DataType::boolean ? " -D REDUCE_BOOL_LEADS" : "");
 }
 
 } // namespace

@@ -268,6 +268,39 @@ TEST_CASE("argmin and argmax give the first index where every value ties with th
     }
 }
 
+TEST_CASE("argmin and argmax find a lone extreme in every lane and word of a load",
+          "[device][argops]") {
+    // Random and tied values hold their extreme in the first few places, so they would not
+    // notice a fold that loses a lane, a quarter or (bool's leads) a word of each load: one
+    // winner among losers, in each of the first two loads' places (up to 16 values each), in
+    // a load halfway and in the tail. The fold is the same for both finishes.
+    const std::uint64_t length = 100003;
+    std::vector<std::uint64_t> places = {length / 2, length / 2 + 15, length - 1};
+    for (std::uint64_t place = 0; place < 32; ++place)
+        places.push_back(place);
+    for (const auto& combination : every_op_and_type()) {
+        const auto& recipe = combination.recipe;
+        if (!info(recipe.op).indexed || recipe.finish != Finish::passes)
+            continue;
+        DYNAMIC_SECTION(combination.name()) {
+            const auto reducer = make_reducer(*combination.target, recipe);
+            REQUIRE(reducer);
+            const double winner = recipe.op == Op::argmax ? 1 : 0;
+            for (const auto place : places) {
+                INFO("the winner at " << place);
+                const auto values = values_of(recipe.type, length, [&](std::uint64_t i) {
+                    return i == place ? winner : 1 - winner;
+                });
+                const auto input = upload(combination.target->queue, values);
+                const auto device =
+                    reducer->reduce_timed(combination.target->queue.queue, {{input, length, 0}});
+                CHECK(device.index == static_cast<std::int64_t>(place));
+                check_same(device, host_reduce(recipe.op, values, length));
+            }
+        }
+    }
+}
+
 TEST_CASE("argmin and argmax count indices across buffers and streamed chunks",
           "[device][argops]") {
     const std::uint64_t length = 10007;
