@@ -118,7 +118,7 @@ accum_t sub_group_reduce_op(accum_t x);  // defined only when REDUCE_PATH_SUB_GR
 
 #if defined(REDUCE_FOLD_COMBINED) || defined(REDUCE_LEAD_WORDS)
 // min and max of 1-byte values (REDUCE_FOLD_COMBINED), and argmin's and argmax's leads of
-// int8 and bool (REDUCE_LEAD_WORDS), take them out of the load's four 32-bit words by shifts,
+// 1-byte values (REDUCE_LEAD_WORDS), take them out of the load's four 32-bit words by shifts,
 // a word's 4 bytes the 4 lanes of an int4 or uint4; -D REDUCE_SIGNED_BYTES extends int8's
 // sign. Read as char16, a load compiled to four 4-byte loads on NVIDIA's compiler
 // (ld.global.v4.u8) and each byte to a conversion of its own (docs/ops-and-types.md).
@@ -399,26 +399,47 @@ lead4_t leads_at(accum4_t mapped, uint index) {
 }
 
 #if defined(REDUCE_LEAD_WORDS)
-// A word's 4 values, leads at `index`.
-lead4_t leads_of_word(uint word, uint index) {
-    const bytes4_t values = bytes_of(word);
-    const lead4_t leads = {
-        {values.x, index}, {values.y, index}, {values.z, index}, {values.w, index}};
-    return leads;
-}
-
+// 1-byte values (-D REDUCE_LEAD_WORDS) give a lead a 32-bit word, a load's four words the
+// leads' four lanes (lanes_apart adds nothing). A lead a byte took one comparison and two
+// selects a byte; on an H100 at 2^28 the int8 argmax took 100 us so, 97.7 a word.
 #if defined(REDUCE_BOOL_LEADS)
-// bool's argmin and argmax (-D REDUCE_BOOL_LEADS): its loads make each byte 0 or 1, and a byte
-// beats the identity (argmax's 0, argmin's 1) only where it differs from it, so a word's lead
-// is the first byte that differs or, where none does, its first, which holds the identity's
-// value. A load's four words are the leads' four lanes, each with its place within the load
-// (lanes_apart adds nothing): one comparison a word, where int8's leads take one a byte.
-lead_t lead_of_bools(uint word, uint index) {
+// bool's loads make each byte 0 or 1, and a byte beats the identity (argmax's 0, argmin's 1)
+// only where it differs from it, so a word's lead is the first byte that differs or, where
+// none does, its first, which holds the identity's value (118 us a byte, 97 so).
+lead_t lead_of_word(uint word, uint index) {
     const uint loser = identity().value != 0; // argmax's 0, argmin's the accumulator's highest
     const uint differs = word ^ (loser * 0x01010101u);
     // The bits below the lowest set one, 32 where none is (ctz is OpenCL C 2.0's).
     const uint below = popcount((differs - 1) & ~differs);
     const lead_t lead = {(differs != 0) ^ loser, index + ((below >> 3) & 3)};
+    return lead;
+}
+
+// A bool's lead has its byte's place already.
+lead_t first_in_word(global const input_t* in, ulong base, lead_t lead) {
+    return lead;
+}
+#else
+// int8's and uint8's lead is a word's best byte at the word's place (`index`): the four
+// compared without places. The segment's lead finds its byte at the end (first_in_word):
+// leads from different words rank by the words' places as by their bytes'.
+lead_t lead_of_word(uint word, uint index) {
+    const bytes4_t values = bytes_of(word);
+    const lead_t x = {values.x, index}, y = {values.y, index}, z = {values.z, index},
+                 w = {values.w, index};
+    return take_in_order(take_in_order(x, y), take_in_order(z, w));
+}
+
+// The lead moved from its word's place to the word's first byte of its value, read again;
+// `base` is the buffer's index of the segment's first value.
+lead_t first_in_word(global const input_t* in, ulong base, lead_t lead) {
+    if (lead.index >= REDUCE_NO_LEAD)
+        return lead;
+    const bytes4_t values = bytes_of(((global const uint*)in)[(base + lead.index) / 4]);
+    lead.index += values.x == lead.value   ? 0
+                  : values.y == lead.value ? 1
+                  : values.z == lead.value ? 2
+                                           : 3;
     return lead;
 }
 #endif
@@ -429,24 +450,13 @@ lead_t lead_of_bools(uint word, uint index) {
 // compiler drops them.
 lead4_t read_leads(global const input_t* in, ulong v, ulong first, ulong start, uint index) {
 #if defined(REDUCE_LEAD_WORDS)
-    // int8 and bool (-D REDUCE_LEAD_WORDS): bytes out of the load's four 32-bit words, as min's
-    // and max's (REDUCE_FOLD_COMBINED). On an H100 at 2^28 the int8 argmax took 100 us so and
-    // 112 with each value mapped, uint8's 103 and 101, so it maps them; bool's 125 mapped, 119
-    // a lead a byte, 98 a lead a word.
     const union {
         valuen_t all;
         uint word[4];
     } words = {loadn(in, v)};
-#if defined(REDUCE_BOOL_LEADS)
     const lead4_t leads = {
-        lead_of_bools(words.word[0], index), lead_of_bools(words.word[1], index + 4),
-        lead_of_bools(words.word[2], index + 8), lead_of_bools(words.word[3], index + 12)};
-#else
-    lead4_t leads = leads_of_word(words.word[0], index);
-    for (uint q = 1; q < 4; ++q)
-        leads = REDUCE_COMBINE_QUARTERS(take4_in_order, leads,
-                                        leads_of_word(words.word[q], index + 4 * q));
-#endif
+        lead_of_word(words.word[0], index), lead_of_word(words.word[1], index + 4),
+        lead_of_word(words.word[2], index + 8), lead_of_word(words.word[3], index + 12)};
     return leads;
 #else
     const quarters_t x = {loadn(in, v)};
@@ -459,9 +469,9 @@ lead4_t read_leads(global const input_t* in, ulong v, ulong first, ulong start, 
 #endif
 }
 
-// The leads of one place with their lanes' places.
+// The leads of one place with their lanes' places; a word's lead has its own already.
 lead4_t lanes_apart(lead4_t leads) {
-#if !defined(REDUCE_BOOL_LEADS)
+#if !defined(REDUCE_LEAD_WORDS)
     leads.y.index += 1;
     leads.z.index += 2;
     leads.w.index += 3;
@@ -495,8 +505,11 @@ accum_t fold_segment(global const input_t* in, ulong first, ulong start, ulong f
     if (i < end)
         a = take4_in_order(a, REDUCE_READ(0));
 #undef REDUCE_READ
-    const lead_t lead =
+    lead_t lead =
         REDUCE_COMBINE_LANES(lead_op, lanes_apart(REDUCE_COMBINE_ACCUMULATOR_PAIR(lead_op4, a, b)));
+#if defined(REDUCE_LEAD_WORDS)
+    lead = first_in_word(in, REDUCE_VALUES_PER_LOAD * (first_vector + segment), lead);
+#endif
     const accum_t pair = {lead.value, REDUCE_VALUES_PER_LOAD * (first_vector + segment) - first +
                                           start + lead.index};
     return lead.index >= REDUCE_NO_LEAD ? identity() : pair;

@@ -277,12 +277,11 @@ std::string combinations(Op op, DataType accumulator, const Expressions& user) {
 std::string lead_option(const TypeInfo& input, Op op, Reads reads, bool mapped) {
     if (!info(op).indexed || reads != Reads::values || mapped || input.floating() || input.size > 2)
         return "";
-    // int8 and bool take their bytes out of 32-bit words (REDUCE_LEAD_WORDS): bool's load is
-    // made of words already (types.cpp), and int8's sign extends by shifts. uint8's bytes,
-    // mapped one by one, measured faster so (101 us against 103 at 2^28). bool's bytes, 0 or
-    // 1, give one lead a word (REDUCE_BOOL_LEADS): 98 us against 118 a byte at a time.
+    // 1-byte values give one lead a 32-bit word (REDUCE_LEAD_WORDS), their bytes taken out by
+    // shifts, int8's sign extended: the int8 argmax of 2^28 took 97.7 us so, 100.5 with a lead
+    // a byte. bool's bytes, 0 or 1, are compared a word at a time (REDUCE_BOOL_LEADS).
     const bool signed_bytes = input.size == 1 && is_signed(input);
-    const bool words = signed_bytes || input.type == DataType::boolean;
+    const bool words = input.size == 1;
     return std::string(" -D REDUCE_LEAD=") + (is_signed(input) ? "int" : "uint") +
            (words ? " -D REDUCE_LEAD_WORDS" : "") +
            (signed_bytes ? " -D REDUCE_SIGNED_BYTES" : "") +

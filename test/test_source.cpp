@@ -206,11 +206,11 @@ TEST_CASE(
         {T::int8, T::uint32, Op::any, values, false, any_bytes.c_str()},
         {T::boolean, T::uint32, Op::all, values, false, all_bytes.c_str()},
         {T::int16, T::uint32, Op::any, values, false, ""},
-        // argmin's and argmax's leads in 32 bits, int8's and bool's bytes out of words, bool's a
-        // word at a time.
+        // argmin's and argmax's leads in 32 bits, 1-byte values' a word at a time.
         {T::int16, T::int64, Op::argmax, values, false, " -D REDUCE_LEAD=int"},
         {T::uint16, T::uint64, Op::argmin, values, false, " -D REDUCE_LEAD=uint"},
-        {T::uint8, T::uint64, Op::argmax, values, false, " -D REDUCE_LEAD=uint"},
+        {T::uint8, T::uint64, Op::argmax, values, false,
+         " -D REDUCE_LEAD=uint -D REDUCE_LEAD_WORDS"},
         {T::int8, T::int64, Op::argmin, values, false,
          " -D REDUCE_LEAD=int -D REDUCE_LEAD_WORDS -D REDUCE_SIGNED_BYTES"},
         {T::boolean, T::uint64, Op::argmax, values, false,
