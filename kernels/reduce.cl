@@ -174,22 +174,20 @@ typedef union {
 #if defined(REDUCE_TEST_BYTES)
 
 // any and all of 1-byte values (int8, uint8, bool; -D REDUCE_TEST_BYTES, and REDUCE_TEST_ALL
-// for all and for the product of bools, which is their all) test a load's 16 bytes as four
-// 32-bit words, a word a lane, where a test of each byte widened to its own lane held them to
-// 88% of the stream read on an H100 (docs/ops-and-types.md). A lane is 1 where the op of its
-// word's bytes' x != 0 is true, else 0: for any where the word is nonzero, for all where it
-// has no zero byte. A word has one
+// for all), and the ops of bools that are one of them (the product and min are their all, max
+// their any), test a load's 16 bytes as four 32-bit words, a word a lane, where a test of each
+// byte widened to its own lane held them to 88% of the stream read on an H100
+// (docs/ops-and-types.md). A lane is 1 where the op of its word's bytes' x != 0 is true, else
+// 0: for any where the word is nonzero, for all where it has no zero byte. A word has one
 // exactly where (w - 0x01010101) & ~w & 0x80808080 is nonzero: the lowest zero byte borrows
-// into its own top bit, and no byte below it borrows.
+// into its own top bit, and no byte below it borrows. The words are read as they are, not
+// through loadn: every nonzero byte of a bool is True, so it need not be made 1 first.
 fold4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
-    const union {
-        valuen_t all;
-        uint4 words;
-    } x = {loadn(in, v)};
+    const uint4 words = ((global const uint4*)in)[v];
 #if defined(REDUCE_TEST_ALL)
-    const int4 tested = ((x.words - 0x01010101u) & ~x.words & 0x80808080u) == 0;
+    const int4 tested = ((words - 0x01010101u) & ~words & 0x80808080u) == 0;
 #else
-    const int4 tested = x.words != 0;
+    const int4 tested = words != 0;
 #endif
     return convert_accum4(-tested); // a vector comparison gives -1 for true
 }

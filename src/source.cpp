@@ -90,6 +90,22 @@ bool is_signed(const TypeInfo& integer) {
     return std::string(integer.cl_value) != integer.wrapping;
 }
 
+/// Whether read4 tests a load's 1-byte values a 32-bit word at a time (REDUCE_TEST_BYTES): any
+/// and all, and for bools, whose values are 0 and 1 (types.cpp), the ops that are one of them:
+/// the product and min are their all, max their any (on an H100 at 2^28 the product of bools
+/// took 100 to 101 us value by value, 94 to 96 so, their min 97 to 99 us in 32-bit lanes, 96
+/// to 98 so; docs/ops-and-types.md).
+bool tests_bytes(const TypeInfo& input, Op op) {
+    const bool bools = input.type == DataType::boolean;
+    return op == Op::any || op == Op::all ||
+           (bools && (op == Op::prod || picks_an_operand(info(op))));
+}
+
+/// Whether a test of bytes (tests_bytes()) is for all of them (REDUCE_TEST_ALL), else for any.
+bool tests_all_bytes(Op op) {
+    return !(op == Op::any || op == Op::max || op == Op::nanmax);
+}
+
 /// The type in which read4 combines a load's quarters with op4_values() before it maps them,
 /// where it may. For min and max, which pick one of the values: int or uint for 1-byte
 /// values, in which the whole fold runs (REDUCE_FOLD_COMBINED: the uint8 max took 103 us at
@@ -103,7 +119,7 @@ bool is_signed(const TypeInfo& integer) {
 /// uint, ran 2% slower (docs/ops-and-types.md).
 const TypeInfo* combined_type(const TypeInfo& input, const TypeInfo& accumulator, const OpInfo& op,
                               Reads reads, bool mapped) {
-    if (!combines_before_map(input, reads, mapped))
+    if (!combines_before_map(input, reads, mapped) || tests_bytes(input, op.op))
         return nullptr;
     if (folds_bytes_in_lanes(input, op))
         return &info(is_signed(input) ? DataType::int32 : DataType::uint32);
@@ -112,14 +128,6 @@ const TypeInfo* combined_type(const TypeInfo& input, const TypeInfo& accumulator
     if (op.op == Op::prod && !accumulator.floating() && is_signed(input))
         return &info(DataType::int32);
     return nullptr;
-}
-
-/// Whether read4 tests a load's 1-byte values a 32-bit word at a time (REDUCE_TEST_BYTES), and
-/// whether for all of them (REDUCE_TEST_ALL): any and all, and the product of bools, whose
-/// values of 0 and 1 (types.cpp) multiply to their all (on an H100 at 2^28 the product of bools
-/// took 100 to 101 us value by value, 94 to 96 so; docs/ops-and-types.md).
-bool tests_bytes(const TypeInfo& input, Op op) {
-    return op == Op::any || op == Op::all || (op == Op::prod && input.type == DataType::boolean);
 }
 
 /// The flags by which read4 combines a load's quarters before it maps them, where it may:
@@ -141,7 +149,8 @@ std::string quarter_options(const TypeInfo& input, const TypeInfo& accumulator, 
     if (!combines_before_map(input, reads, mapped) || input.size != 1)
         return "";
     if (tests_bytes(input, op))
-        return std::string(" -D REDUCE_TEST_BYTES") + (op != Op::any ? " -D REDUCE_TEST_ALL" : "");
+        return std::string(" -D REDUCE_TEST_BYTES") +
+               (tests_all_bytes(op) ? " -D REDUCE_TEST_ALL" : "");
     if (op != Op::sum)
         return "";
     return std::string(" -D REDUCE_SUM_BYTES") +

@@ -189,7 +189,6 @@ TEST_CASE(
         {T::int64, T::int64, Op::sum, Reads::partials, false, ""},
         {T::int8, T::int64, Op::max, values, false, fold_signed_bytes.c_str()},
         {T::uint8, T::uint64, Op::nanmin, values, false, fold_bytes.c_str()},
-        {T::boolean, T::uint64, Op::min, values, false, fold_bytes.c_str()},
         {T::int16, T::int64, Op::max, values, false, in_values.c_str()},
         {T::uint16, T::uint64, Op::nanmin, values, false, in_values.c_str()},
         {T::int16, T::int64, Op::min, values, true, ""},
@@ -197,10 +196,13 @@ TEST_CASE(
         {T::int8, T::int64, Op::prod, values, false, bytes_in_int.c_str()},
         {T::int8, T::uint32, Op::prod, values, false, bytes_in_int.c_str()},
         {T::uint8, T::uint64, Op::prod, values, false, ""},
-        // Bools are 0 or 1: their product is their all, tested a word at a time.
+        // Bools are 0 or 1: their product and min are their all, their max their any, tested a
+        // word at a time.
         {T::boolean, T::uint64, Op::prod, values, false, all_bytes.c_str()},
         {T::boolean, T::float64, Op::prod, values, false, all_bytes.c_str()},
         {T::boolean, T::uint64, Op::prod, values, true, ""},
+        {T::boolean, T::boolean, Op::min, values, false, all_bytes.c_str()},
+        {T::boolean, T::boolean, Op::nanmax, values, false, any_bytes.c_str()},
         {T::int8, T::float32, Op::prod, values, false, ""},
         {T::int8, T::int64, Op::prod, values, true, ""},
         {T::int8, T::uint32, Op::any, values, false, any_bytes.c_str()},
