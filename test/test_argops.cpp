@@ -271,9 +271,9 @@ TEST_CASE("argmin and argmax give the first index where every value ties with th
 TEST_CASE("argmin and argmax find a lone extreme in every lane and word of a load",
           "[device][argops]") {
     // Random and tied values hold their extreme in the first few places, so they would not
-    // notice a fold that loses a lane, a quarter or (bool's leads) a word of each load: one
-    // winner among losers, in each of the first two loads' places (up to 16 values each), in
-    // a load halfway and in the tail. The fold is the same for both finishes.
+    // notice a fold that loses a lane, a quarter or (1-byte values' leads) a word of each load:
+    // one winner among losers, in each of the first two loads' places (up to 16 values each),
+    // in a load halfway and in the tail. The fold is the same for both finishes.
     const std::uint64_t length = 100003;
     std::vector<std::uint64_t> places = {length / 2, length / 2 + 15, length - 1};
     for (std::uint64_t place = 0; place < 32; ++place)
