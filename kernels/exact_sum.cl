@@ -21,7 +21,10 @@
 // what an expansion cannot hold spills into the digits (ExBLAS's design). Each lane of the
 // vector is an expansion of its own, so four or two values go in side by side. At the end the
 // work-items fold their expansions into one, exactly, and only that one spills: digits added by
-// every work-item land on the same few limbs, where atomics wait for each other.
+// every work-item land on the same few limbs, where atomics wait for each other. Most float
+// values skip even the TwoSum: where their magnitudes show that plain double additions sum
+// them exactly, they are added so, on CPUs in blocks (add_blocks()) and on GPUs in chains
+// (add_vectors()), and only those sums are deposited.
 //
 // Build options: -D VALUE=float|double|half|ushort (the input's type), -D LIMBS=<limbs>,
 // -D LOWEST_BIT=<-149|-1074>, -D VALUE_IS_FLOAT for float input (also for float16, with
@@ -101,16 +104,14 @@
 #endif
 
 // The lanes of a work-item's expansions, and its loads in flight: what ran fastest on the H100.
-// Float sums keep two lanes (double2), whose registers let four loads stay in flight within
-// the 64 registers a work-item that 4 work-groups of 256 an SM leave (364 us against 378 at
-// 2^28 values); doubles four lanes and four loads; float16 and bfloat16, not measured so,
-// four lanes and two loads (docs/exact-sums.md).
-#if defined(VALUE_IS_FLOAT) && !defined(VALUE_IS_HALF) && !defined(VALUE_IS_BFLOAT16)
+// Sums of floats (and of float16 and bfloat16 values, loaded as floats) keep two lanes
+// (double2), whose registers let four loads stay in flight within the 64 registers a
+// work-item that 4 work-groups of 256 an SM leave (364 us against 378 at 2^28 floats; with
+// chains, below, float16 took 204 us so against 321 with four lanes and two loads, which
+// took 74 registers); doubles four lanes and four loads (docs/exact-sums.md).
+#if defined(VALUE_IS_FLOAT)
 #define LANES 2
 #define LOADS_IN_FLIGHT 4
-#elif defined(VALUE_IS_FLOAT)
-#define LANES 4
-#define LOADS_IN_FLIGHT 2
 #else
 #define LANES 4
 #define LOADS_IN_FLIGHT 4
@@ -561,8 +562,92 @@ inline ulong add_blocks(global const VALUE* values, ulong i, ulong end, doubleN*
 #endif
 #endif
 
+#if defined(VALUE_IS_FLOAT) && !defined(CONTIGUOUS)
+#define CHAINS
+#endif
+
+#ifdef CHAINS
+// On GPUs, float values (float16 and bfloat16 loaded as floats) go in chains: a work-item adds
+// its loads to a plain double sum, a lane of doubleN for each lane of its expansions, for as
+// long as that sum is exact, and deposits it only then. deposit()'s TwoSum costs some ten
+// double operations a value, which held the sum back wherever memory could go faster: on an
+// H100, 2^23 floats (which the L2 cache holds) took 20.1 us so against the plain sum's 13.3,
+// and 15.3 in chains; 2^28 float16 values 319 us against 204 (the plain sum 180;
+// docs/exact-sums.md). The rule is the CPUs' blocks' (exact_sums()), checked before
+// each turn of loads joins: no NaN, infinity or float subnormal, and with n values a lane
+// (largest and smallest the biased exponents of the chain's largest and smallest nonzero
+// magnitudes) n * 2^(largest - smallest) <= 2^EXACT_CHAIN_BITS. Every value then lies on the
+// grid of 2^(smallest - 150), every partial sum is below n * 2^(largest - 126), so within the
+// 2^53 steps of that grid a double holds. A turn that would break the rule deposits the chain
+// and starts another; one that breaks it alone goes value by value.
+#define CHAIN_VALUES 2 // a lane's values in each load: float values' expansions are double2
+#ifndef EXACT_CHAIN_BITS
+#define EXACT_CHAIN_BITS 29 // 53 bits of a double less a float's 24
+#endif
+
+typedef struct {
+    doubleN sum;
+    uint largest, smallest_less_one; // magnitudes as float bits, as the CPUs' BlockSums
+    uint values;                     // a lane's
+} Chain;
+
+/// Notes the magnitudes of x's values: the largest, and the smallest nonzero less one (a zero,
+/// less one, wraps around to the largest unsigned integer).
+inline void note_magnitudes(float4 x, uint4* largest, uint4* smallest_less_one) {
+    const uint4 magnitude = as_uint4(x) & 0x7fffffffu;
+    *largest = max(*largest, magnitude);
+    *smallest_less_one = min(*smallest_less_one, magnitude - 1);
+}
+
+/// Whether the chain's sum stays exact with `loads` more loads whose magnitudes are noted in
+/// largest and smallest_less_one; if so, counts them in.
+inline bool extends(Chain* chain, uint4 largest, uint4 smallest_less_one, uint loads) {
+    const uint2 largest2 = max(largest.lo, largest.hi);
+    const uint2 smallest2 = min(smallest_less_one.lo, smallest_less_one.hi);
+    const uint most = max(chain->largest, max(largest2.x, largest2.y));
+    const uint least_less_one = min(chain->smallest_less_one, min(smallest2.x, smallest2.y));
+    const uint values = chain->values + loads * CHAIN_VALUES;
+    const uint least = least_less_one + 1; // 0 where every value is zero, whose sum is exact
+    const uint span = (most >> 23) - (least >> 23);
+    const bool exact =
+        least == 0 || (most < 0x7f800000 && least >= 0x800000 && span <= EXACT_CHAIN_BITS &&
+                       ((ulong)values << span) <= (1ul << EXACT_CHAIN_BITS));
+    if (exact) {
+        chain->largest = most;
+        chain->smallest_less_one = least_less_one;
+        chain->values = values;
+    }
+    return exact;
+}
+
+/// The chain's sum with x's four values added, as doubles (exactly: extends() said so).
+inline doubleN chained(doubleN sum, float4 x) {
+    const double4 wide = convert_double4(x);
+    return sum + (wide.lo + wide.hi);
+}
+
+/// Deposits the chain's sum, and empties the chain.
+inline void flush(Chain* chain, doubleN* expansion, local long* digits) {
+    if (chain->values != 0)
+        deposit(chain->sum, expansion, digits);
+    const Chain empty = {0, 0, UINT_MAX, 0};
+    *chain = empty;
+}
+
+/// Whether the chain takes a turn of `loads` loads whose magnitudes are noted in largest and
+/// smallest_less_one: as it is, or deposited first and started again with them alone.
+inline bool takes(Chain* chain, uint4 largest, uint4 smallest_less_one, uint loads,
+                  doubleN* expansion, local long* digits) {
+    if (extends(chain, largest, smallest_less_one, loads))
+        return true;
+    flush(chain, expansion, digits);
+    return extends(chain, largest, smallest_less_one, loads);
+}
+#endif
+
 /// Adds the vectors of `values` that `stride` names to a work-item's expansions, with loads
-/// in flight before any is added (LOADS_IN_FLIGHT): the adds wait on memory less.
+/// in flight before any is added (LOADS_IN_FLIGHT): the adds wait on memory less. On GPUs,
+/// float values go in chains, each turn of loads at once.
 inline void add_vectors(global const VALUE* values, Stride stride, doubleN* expansion,
                         local long* digits) {
     const ulong end = stride.end;
@@ -571,12 +656,26 @@ inline void add_vectors(global const VALUE* values, Stride stride, doubleN* expa
 #ifdef CONTIGUOUS
     i = add_blocks(values, i, end, expansion, digits); // step is 1 on CPUs (stride_of())
 #endif
+#ifdef CHAINS
+    Chain chain = {0, 0, UINT_MAX, 0};
+#endif
 #if LOADS_IN_FLIGHT == 4
     for (; EXACT_IN_RUN(i + 3 * step, end); i += 4 * step) {
         const LOADED4 a = LOAD4(i, values);
         const LOADED4 b = LOAD4(i + step, values);
         const LOADED4 c = LOAD4(i + 2 * step, values);
         const LOADED4 d = LOAD4(i + 3 * step, values);
+#ifdef CHAINS
+        uint4 largest = 0, smallest_less_one = UINT_MAX;
+        note_magnitudes(a, &largest, &smallest_less_one);
+        note_magnitudes(b, &largest, &smallest_less_one);
+        note_magnitudes(c, &largest, &smallest_less_one);
+        note_magnitudes(d, &largest, &smallest_less_one);
+        if (takes(&chain, largest, smallest_less_one, 4, expansion, digits)) {
+            chain.sum = chained(chained(chained(chained(chain.sum, a), b), c), d);
+            continue;
+        }
+#endif
         add_values(a, expansion, digits);
         add_values(b, expansion, digits);
         add_values(c, expansion, digits);
@@ -586,9 +685,21 @@ inline void add_vectors(global const VALUE* values, Stride stride, doubleN* expa
     for (; EXACT_IN_RUN(i + step, end); i += 2 * step) {
         const LOADED4 a = LOAD4(i, values);
         const LOADED4 b = LOAD4(i + step, values);
+#ifdef CHAINS
+        uint4 largest = 0, smallest_less_one = UINT_MAX;
+        note_magnitudes(a, &largest, &smallest_less_one);
+        note_magnitudes(b, &largest, &smallest_less_one);
+        if (takes(&chain, largest, smallest_less_one, 2, expansion, digits)) {
+            chain.sum = chained(chained(chain.sum, a), b);
+            continue;
+        }
+#endif
         add_values(a, expansion, digits);
         add_values(b, expansion, digits);
     }
+#ifdef CHAINS
+    flush(&chain, expansion, digits);
+#endif
     for (; EXACT_IN_RUN(i, end); i += step)
         add_values(LOAD4(i, values), expansion, digits);
 }

@@ -17,7 +17,9 @@ chunks and must print them. With --mutants DIR, each folder in DIR holds a
 broken exact_sum.cl that must make clreduce exit 1 on each float and double input with
 cancellation (or on the one that its step alone sees: MUTANT_INPUTS).
 
-Usage: check_exact.py CLREDUCE WORK_DIR [--mutants DIR]
+With --strided DIR, whose exact_sum.cl reads as on GPUs, two more layouts run it on the CPU.
+
+Usage: check_exact.py CLREDUCE WORK_DIR [--mutants DIR] [--strided DIR]
 """
 
 import math
@@ -182,6 +184,20 @@ def chain_edge_case(type_name):
     return [("chain-edge", pattern * 16)]
 
 
+def strided_edge_case(type_name):
+    """Floats that a GPU work-item's chain (add_vectors() in exact_sum.cl, read strided) sums
+    one step past what its double sum holds: the smallest value first, whose exponent lies 24
+    binades below the large ones', so that n * 2^24 <= 2^29 lets a chain take 32 values a lane.
+    A lane's sum passes 2^6, where its grid rounds the smallest value's last bit away, with
+    its 33rd value. Every work-item of a strided launch reads the first half's large values,
+    then the second half's that cancel them; the sum is the smallest value alone."""
+    if type_name != "float":
+        return []
+    large, small = 2 - 2.0**-23, (1 + 2.0**-23) * 2.0**-24
+    half = 1 << 13
+    return [("strided-edge", [small] + [large] * (half - 1) + [-large] * (half - 1) + [0.0])]
+
+
 def bits(x, type_name):
     """The bits of x as the sum of `type_name` values prints it (in the result's type)."""
     if math.isnan(x):
@@ -195,26 +211,30 @@ def run(clreduce, arguments, environment=None):
     return subprocess.run([clreduce] + arguments, capture_output=True, text=True, env=env)
 
 
-def layouts(length):
-    """The options of each layout to run, and the environment it needs."""
+def layouts(length, strided):
+    """The options of each layout to run, and the environment it needs. `strided` is a folder
+    whose exact_sum.cl reads as on GPUs (strided across the launch, in chains), or None."""
     yield ["-t", "cpu"], {}
     yield ["-t", "cpu", "-w", "1"], {}
     yield ["-t", "cpu", "-w", "64"], {}
     yield ["-t", "cpu", "--max-buffer", str(max(1, length // 3))], {}
     yield ["-t", "cpu", "--host-input", "--chunk", str(length // 5 + 1)], {}
     yield ["-t", "cpu", "-d", "0,1"], {"POCL_DEVICES": "pthread pthread"}
+    if strided:
+        yield ["-t", "cpu", "--kernels", strided], {}
+        yield ["-t", "cpu", "-w", "1", "--kernels", strided], {}
 
 
-def check(clreduce, work_dir):
+def check(clreduce, work_dir, strided):
     failures = 0
     for type_name in FORMATS:
         for name, values in (list(cases(type_name)) + fold_case(clreduce, type_name) +
-                             block_edge_case(type_name)):
+                             block_edge_case(type_name) + strided_edge_case(type_name)):
             path = os.path.join(work_dir, "%s-%s.raw" % (type_name, name))
             with open(path, "wb") as file:
                 file.write(to_bytes(values, type_name))
             expected = bits(exact_sum(values, type_name), type_name)
-            for options, environment in layouts(len(values)):
+            for options, environment in layouts(len(values), strided):
                 arguments = ["--exact", "--input", path, "--data-type", type_name, "-l",
                              str(len(values)), "-q"] + options
                 result = run(clreduce, arguments, environment)
@@ -319,6 +339,7 @@ MUTANT_INPUTS = {
                        ("double", "cancellation"), ("double", "alternating")),
     "narrow-span": (("float", "narrow-edge"), ("float", "chain-edge")),
     "ignore-split-loss": (("double", "split-edge"),),
+    "strided-chain-bits": (("float", "strided-edge"),),
 }
 CANCELLATION = tuple((type_name, name) for type_name in ("float", "double")
                      for name in ("cancellation", "alternating"))
@@ -346,10 +367,12 @@ def check_mutants(clreduce, work_dir, mutant_dir):
 
 def main():
     clreduce, work_dir = sys.argv[1], sys.argv[2]
+    folders = dict(zip(sys.argv[3::2], sys.argv[4::2]))  # --mutants DIR, --strided DIR
     os.makedirs(work_dir, exist_ok=True)
-    failures = check(clreduce, work_dir) + check_axes(clreduce, work_dir)
-    if len(sys.argv) > 4 and sys.argv[3] == "--mutants":
-        failures += check_mutants(clreduce, work_dir, sys.argv[4])
+    failures = (check(clreduce, work_dir, folders.get("--strided")) +
+                check_axes(clreduce, work_dir))
+    if "--mutants" in folders:
+        failures += check_mutants(clreduce, work_dir, folders["--mutants"])
     print("%d failures" % failures)
     return 1 if failures else 0
 
