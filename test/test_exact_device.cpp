@@ -1,7 +1,8 @@
 // ExactSum as another OpenCL program calls it: ranges of the caller's buffer at any offset,
 // and an input in pieces, each giving the bits of the host's exact sum; the rows of a split
 // input adding up to the whole's; many runs summed at once (the segmented kernel), and its
-// mutants caught. The CLI test check_exact.py covers the adversarial inputs.
+// mutants caught; the kernel as GPUs read it, run on the device at hand. The CLI test
+// check_exact.py covers the adversarial inputs.
 
 #include "catch_compat.hpp"
 #include "clreduce/errors.hpp"
@@ -16,6 +17,12 @@
 using namespace clreduce;
 
 namespace {
+
+/// exact_sum.cl as GPUs read it (strided across the launch, float values in chains), made by
+/// test/CMakeLists.txt, so that a CPU runs that path too.
+std::string strided_kernel() {
+    return read_kernel_file("exact_sum.cl", {CLREDUCE_TEST_KERNEL_VARIANTS_DIR "/exact-strided"});
+}
 
 /// Whether the device has what exact_sum.cl needs.
 bool exact_sum_runs(const DeviceUnderTest& target) {
@@ -170,10 +177,11 @@ std::size_t wrong_sums(const std::vector<Scalar>& got, const std::vector<Scalar>
 }
 
 template <typename T>
-void check_runs(const DeviceUnderTest& target, DataType type, int scale = 60) {
+void check_runs(const DeviceUnderTest& target, DataType type, int scale = 60,
+                std::string_view kernel = embedded_exact_kernel_source()) {
     const HostValues held = cancelling_values<T>(300007, scale);
     const auto buffer = upload(target.queue, held);
-    ExactSum exact_sum(target.queue.context, target.queue.device, type);
+    ExactSum exact_sum(target.queue.context, target.queue.device, type, 0, kernel);
     for (const auto& runs : runs_cases) {
         INFO(name_of(type) << ": " << runs.count << " runs of " << runs.run_length << " values");
         CHECK(wrong_sums(sums_of_runs(target, exact_sum, buffer, runs),
@@ -199,6 +207,10 @@ TEST_CASE("many runs summed at once each give the host's exact bits, a work-item
         check_runs<cl_double>(target, DataType::float64);
         check_runs<Half>(target, DataType::float16, 16);
         check_runs<BFloat16>(target, DataType::bfloat16);
+        // As GPUs read them: values close in magnitude, which chains take, and far apart.
+        check_runs<cl_float>(target, DataType::float32, 4, strided_kernel());
+        check_runs<cl_float>(target, DataType::float32, 60, strided_kernel());
+        check_runs<Half>(target, DataType::float16, 4, strided_kernel());
     }
 }
 
@@ -300,14 +312,16 @@ TEST_CASE("the exact sum of any range or pieces has the host's exact bits", "[ap
 }
 
 /// One work-item a work-group, so that each reads a long run: on a CPU, blocks (exact_sum.cl's
-/// add_blocks()). Exponents within 4 binades of 1 and mantissas in (-1, 1) leave most float
-/// blocks narrow, summed with plain double additions, and some wider, which go value by value;
-/// doubles' blocks are summed against splitters.
+/// add_blocks()); with the kernel as GPUs read it, long chains (add_vectors()). Exponents
+/// within 4 binades of 1 and mantissas in (-1, 1) leave most float blocks narrow, summed with
+/// plain double additions, and some wider, which go value by value; doubles' blocks are summed
+/// against splitters.
 template <typename T>
-void check_blocks(const DeviceUnderTest& target, DataType type) {
+void check_blocks(const DeviceUnderTest& target, DataType type,
+                  std::string_view kernel = embedded_exact_kernel_source()) {
     const HostValues held = cancelling_values<T>(300007, 4);
     const auto buffer = upload(target.queue, held);
-    ExactSum exact_sum(target.queue.context, target.queue.device, type, 1);
+    ExactSum exact_sum(target.queue.context, target.queue.device, type, 1, kernel);
     CHECK(same_bits(exact_sum.reduce(target.queue.queue, buffer, 0, 300007),
                     exact_host_sum(ValuesView(held).part(0, 300007))));
 }
@@ -322,6 +336,8 @@ TEST_CASE("values close in magnitude, in long runs a work-item, sum to the host'
         check_blocks<cl_double>(target, DataType::float64);
         check_blocks<Half>(target, DataType::float16);
         check_blocks<BFloat16>(target, DataType::bfloat16);
+        check_blocks<cl_float>(target, DataType::float32, strided_kernel());
+        check_blocks<BFloat16>(target, DataType::bfloat16, strided_kernel());
     }
 }
 
