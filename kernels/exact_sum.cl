@@ -103,18 +103,17 @@
 #define LOADED4 double4
 #endif
 
-// The lanes of a work-item's expansions, and its loads in flight: what ran fastest on the H100.
-// Sums of floats (and of float16 and bfloat16 values, loaded as floats) keep two lanes
-// (double2), whose registers let four loads stay in flight within the 64 registers a
-// work-item that 4 work-groups of 256 an SM leave (364 us against 378 at 2^28 floats; with
-// chains, below, float16 took 204 us so against 321 with four lanes and two loads, which
-// took 74 registers); doubles four lanes and four loads (docs/exact-sums.md).
+// The lanes of a work-item's expansions: what ran fastest on the H100, with four loads in
+// flight (add_vectors()). Sums of floats (and of float16 and bfloat16 values, loaded as
+// floats) keep two lanes (double2), whose registers let the four loads and the chains (below)
+// stay within the 64 registers a work-item that 4 work-groups of 256 an SM leave: 364 us
+// against 378 at 2^28 floats with four lanes; with four lanes and two loads, float16's
+// chains took 74 registers and a second wave, 351 us at 2^28 against 204 so. Doubles keep four
+// lanes (docs/exact-sums.md).
 #if defined(VALUE_IS_FLOAT)
 #define LANES 2
-#define LOADS_IN_FLIGHT 4
 #else
 #define LANES 4
-#define LOADS_IN_FLIGHT 4
 #endif
 #define PASTE(a, b) a##b
 #define LANES_OF_(type, lanes) PASTE(type, lanes)
@@ -645,9 +644,9 @@ inline bool takes(Chain* chain, uint4 largest, uint4 smallest_less_one, uint loa
 }
 #endif
 
-/// Adds the vectors of `values` that `stride` names to a work-item's expansions, with loads
-/// in flight before any is added (LOADS_IN_FLIGHT): the adds wait on memory less. On GPUs,
-/// float values go in chains, each turn of loads at once.
+/// Adds the vectors of `values` that `stride` names to a work-item's expansions, with four
+/// loads in flight before any is added: the adds wait on memory less. On GPUs, float values go
+/// in chains, each turn of loads at once.
 inline void add_vectors(global const VALUE* values, Stride stride, doubleN* expansion,
                         local long* digits) {
     const ulong end = stride.end;
@@ -659,7 +658,6 @@ inline void add_vectors(global const VALUE* values, Stride stride, doubleN* expa
 #ifdef CHAINS
     Chain chain = {0, 0, UINT_MAX, 0};
 #endif
-#if LOADS_IN_FLIGHT == 4
     for (; EXACT_IN_RUN(i + 3 * step, end); i += 4 * step) {
         const LOADED4 a = LOAD4(i, values);
         const LOADED4 b = LOAD4(i + step, values);
@@ -681,7 +679,6 @@ inline void add_vectors(global const VALUE* values, Stride stride, doubleN* expa
         add_values(c, expansion, digits);
         add_values(d, expansion, digits);
     }
-#endif
     for (; EXACT_IN_RUN(i + step, end); i += 2 * step) {
         const LOADED4 a = LOAD4(i, values);
         const LOADED4 b = LOAD4(i + step, values);
