@@ -56,9 +56,9 @@
 // Mutation hooks: the steps that the test mutants (test/CMakeLists.txt) redefine, with -D or a
 // #define ahead of this file, to lose the last value of a work-item's run, the last
 // work-group's row, the entries that fold() leaves behind, the last of a block's sums (on
-// CPUs), or the carries between limbs; or to ignore what a double block's sums lose, or widen
-// the float blocks' span. A hook this file stopped using would leave its mutant a working
-// kernel, which the mutant tests then fail.
+// CPUs), or the carries between limbs; or to ignore what a double block's sums lose, or loosen
+// the bound within which plain double sums of floats are exact. A hook this file stopped using
+// would leave its mutant a working kernel, which the mutant tests then fail.
 #ifndef EXACT_IN_RUN
 #define EXACT_IN_RUN(i, end) ((i) < (end))
 #endif
@@ -74,8 +74,8 @@
 #ifndef EXACT_SPLIT_LOST
 #define EXACT_SPLIT_LOST(rest) (rest)
 #endif
-#ifndef EXACT_NARROW_SPAN
-#define EXACT_NARROW_SPAN 25 // on CPUs: see exact_sums()
+#ifndef EXACT_SUM_BITS
+#define EXACT_SUM_BITS 29 // see sums_exactly()
 #endif
 #ifndef EXACT_CARRY
 #define EXACT_CARRY(sum) ((sum) >> DIGIT_BITS) // arithmetic: a negative sum borrows
@@ -358,6 +358,24 @@ Stride stride_of(ulong first, ulong end, ulong item, ulong items) {
 #endif
 }
 
+#ifdef VALUE_IS_FLOAT
+/// Whether plain double additions sum float values exactly (CPUs' blocks and GPUs' chains add
+/// them so): no NaN, infinity or float subnormal among them, and with n values a lane
+/// (largest and smallest the biased exponents of their largest and smallest nonzero
+/// magnitudes, given as float bits, the smallest less one: a zero, less one, wraps around to
+/// the largest unsigned integer) n * 2^(largest - smallest) <= 2^EXACT_SUM_BITS. Every value
+/// then lies on the grid of 2^(smallest - 150), every partial sum of a lane is below
+/// n * 2^(largest - 126), so within the 2^53 steps of that grid a double holds: 2^29 is a
+/// double's 53 bits less a float's 24. All zeros pass (their sum is 0).
+inline bool sums_exactly(uint largest, uint smallest_less_one, ulong values_a_lane) {
+    const uint smallest = smallest_less_one + 1; // 0 where every value is zero
+    const uint span = (largest >> 23) - (smallest >> 23);
+    return smallest == 0 ||
+           (largest < 0x7f800000 && smallest >= 0x800000 && span <= EXACT_SUM_BITS &&
+            (values_a_lane << span) <= (1ul << EXACT_SUM_BITS));
+}
+#endif
+
 #ifdef CONTIGUOUS
 // On CPUs, values go in blocks of 256 (BLOCK_VECTORS) that most data lets plain double
 // additions sum exactly, in four sums that a CPU vectorises, where the TwoSum and the tests of
@@ -369,17 +387,13 @@ Stride stride_of(ulong first, ulong end, ulong item, ulong items) {
 
 #ifdef VALUE_IS_FLOAT
 // Float values (float16 and bfloat16 loaded as floats): where a block has no NaN, infinity or
-// float subnormal and its exponents span few binades, every value lies on the grid of the
-// smallest one's last bit, and the sums stay within the 53 bits of that grid a double holds.
-// Sixteen values a lane, below 2^(largest - 126) (largest and smallest are biased exponents)
-// on the grid of 2^(smallest - 150), sum below 2^(largest - 122), inside the 2^53 steps of
-// that grid while largest - smallest <= 25. The blocks that follow add into the same sums, a
-// chain of blocks, for as long as the sums stay exact: n blocks (largest and smallest now the
-// chain's), 16n values a lane, sum below 2^(largest - 126) * 16n, inside those 2^53 steps
-// while n * 2^(largest - smallest) <= 2^25 (EXACT_NARROW_SPAN). Only a chain's sums are
-// deposited, once; random data chains hundreds of blocks. With each block's sums deposited,
-// and four values a load, 2^24 random floats took 0.63 to 0.77 ms on the 16-core PoCL,
-// against 0.48 to 0.55 so (docs/exact-sums.md).
+// float subnormal and its exponents span few binades, its four sums are exact
+// (sums_exactly(): sixteen values a lane, while largest - smallest <= 25). The blocks that
+// follow add into the same sums, a chain of blocks, for as long as the sums stay exact: n
+// blocks, 16n values a lane, while n * 2^(largest - smallest) <= 2^25, largest and smallest
+// now the chain's. Only a chain's sums are deposited, once; random data chains hundreds of blocks.
+// With each block's sums deposited, and four values a load, 2^24 random floats took 0.63 to 0.77 ms
+// on the 16-core PoCL, against 0.48 to 0.55 so (docs/exact-sums.md).
 
 /// Sums of blocks: four, each lane of each adding every sixteenth value (a: values 16m to
 /// 16m + 3 of a block, b: 16m + 4 to 16m + 7, ...), with their values' largest magnitude and
@@ -423,16 +437,10 @@ inline BlockSums sum_block(global const VALUE* values, ulong i) {
     return sums;
 }
 
-/// Whether plain double additions summed the blocks exactly (above): no NaN, infinity or
-/// subnormal, and blocks * 2^span within 2^EXACT_NARROW_SPAN. All zeros pass (their sum is 0).
+/// Whether plain double additions summed the blocks exactly (sums_exactly()).
 inline bool exact_sums(BlockSums sums) {
-    const uint smallest = sums.smallest_less_one + 1;
-    if (smallest == 0) // no nonzero value: the +1 wrapped around
-        return sums.largest == 0;
-    if (sums.largest >= 0x7f800000 || smallest < 0x800000)
-        return false;
-    const uint span = (sums.largest >> 23) - (smallest >> 23);
-    return span <= EXACT_NARROW_SPAN && ((ulong)sums.blocks << span) <= (1ul << EXACT_NARROW_SPAN);
+    return sums_exactly(sums.largest, sums.smallest_less_one,
+                        BLOCK_VECTORS / 4 * (ulong)sums.blocks);
 }
 
 /// The chain with the block added on (exact where exact_sums() says so of it).
@@ -572,27 +580,19 @@ inline ulong add_blocks(global const VALUE* values, ulong i, ulong end, doubleN*
 // double operations a value, which held the sum back wherever memory could go faster: on an
 // H100, 2^23 floats (which the L2 cache holds) took 20.1 us so against the plain sum's 13.3,
 // and 15.3 in chains; 2^28 float16 values 319 us against 204 (the plain sum 180;
-// docs/exact-sums.md). The rule is the CPUs' blocks' (exact_sums()), checked before
-// each turn of loads joins: no NaN, infinity or float subnormal, and with n values a lane
-// (largest and smallest the biased exponents of the chain's largest and smallest nonzero
-// magnitudes) n * 2^(largest - smallest) <= 2^EXACT_CHAIN_BITS. Every value then lies on the
-// grid of 2^(smallest - 150), every partial sum is below n * 2^(largest - 126), so within the
-// 2^53 steps of that grid a double holds. A turn that would break the rule deposits the chain
-// and starts another; one that breaks it alone goes value by value.
+// docs/exact-sums.md). The rule is the CPUs' blocks' (sums_exactly()), checked before each
+// turn of loads joins. A turn that would break it deposits the chain and starts another; one
+// that breaks it alone goes value by value.
 #define CHAIN_VALUES 2 // a lane's values in each load: float values' expansions are double2
-#ifndef EXACT_CHAIN_BITS
-#define EXACT_CHAIN_BITS 29 // 53 bits of a double less a float's 24
-#endif
 
 typedef struct {
     doubleN sum;
-    uint largest, smallest_less_one; // magnitudes as float bits, as the CPUs' BlockSums
+    uint largest, smallest_less_one; // magnitudes as float bits (sums_exactly())
     uint values;                     // a lane's
 } Chain;
 
-/// Notes the magnitudes of x's values: the largest, and the smallest nonzero less one (a zero,
-/// less one, wraps around to the largest unsigned integer).
-inline void note_magnitudes(float4 x, uint4* largest, uint4* smallest_less_one) {
+/// Notes the magnitudes of x's values: the largest, and the smallest nonzero less one.
+inline void note_magnitudes4(float4 x, uint4* largest, uint4* smallest_less_one) {
     const uint4 magnitude = as_uint4(x) & 0x7fffffffu;
     *largest = max(*largest, magnitude);
     *smallest_less_one = min(*smallest_less_one, magnitude - 1);
@@ -606,11 +606,7 @@ inline bool extends(Chain* chain, uint4 largest, uint4 smallest_less_one, uint l
     const uint most = max(chain->largest, max(largest2.x, largest2.y));
     const uint least_less_one = min(chain->smallest_less_one, min(smallest2.x, smallest2.y));
     const uint values = chain->values + loads * CHAIN_VALUES;
-    const uint least = least_less_one + 1; // 0 where every value is zero, whose sum is exact
-    const uint span = (most >> 23) - (least >> 23);
-    const bool exact =
-        least == 0 || (most < 0x7f800000 && least >= 0x800000 && span <= EXACT_CHAIN_BITS &&
-                       ((ulong)values << span) <= (1ul << EXACT_CHAIN_BITS));
+    const bool exact = sums_exactly(most, least_less_one, values);
     if (exact) {
         chain->largest = most;
         chain->smallest_less_one = least_less_one;
@@ -620,7 +616,7 @@ inline bool extends(Chain* chain, uint4 largest, uint4 smallest_less_one, uint l
 }
 
 /// The chain's sum with x's four values added, as doubles (exactly: extends() said so).
-inline doubleN chained(doubleN sum, float4 x) {
+inline doubleN add_to_chain(doubleN sum, float4 x) {
     const double4 wide = convert_double4(x);
     return sum + (wide.lo + wide.hi);
 }
@@ -665,12 +661,13 @@ inline void add_vectors(global const VALUE* values, Stride stride, doubleN* expa
         const LOADED4 d = LOAD4(i + 3 * step, values);
 #ifdef CHAINS
         uint4 largest = 0, smallest_less_one = UINT_MAX;
-        note_magnitudes(a, &largest, &smallest_less_one);
-        note_magnitudes(b, &largest, &smallest_less_one);
-        note_magnitudes(c, &largest, &smallest_less_one);
-        note_magnitudes(d, &largest, &smallest_less_one);
+        note_magnitudes4(a, &largest, &smallest_less_one);
+        note_magnitudes4(b, &largest, &smallest_less_one);
+        note_magnitudes4(c, &largest, &smallest_less_one);
+        note_magnitudes4(d, &largest, &smallest_less_one);
         if (takes(&chain, largest, smallest_less_one, 4, expansion, digits)) {
-            chain.sum = chained(chained(chained(chained(chain.sum, a), b), c), d);
+            chain.sum =
+                add_to_chain(add_to_chain(add_to_chain(add_to_chain(chain.sum, a), b), c), d);
             continue;
         }
 #endif
@@ -684,10 +681,10 @@ inline void add_vectors(global const VALUE* values, Stride stride, doubleN* expa
         const LOADED4 b = LOAD4(i + step, values);
 #ifdef CHAINS
         uint4 largest = 0, smallest_less_one = UINT_MAX;
-        note_magnitudes(a, &largest, &smallest_less_one);
-        note_magnitudes(b, &largest, &smallest_less_one);
+        note_magnitudes4(a, &largest, &smallest_less_one);
+        note_magnitudes4(b, &largest, &smallest_less_one);
         if (takes(&chain, largest, smallest_less_one, 2, expansion, digits)) {
-            chain.sum = chained(chained(chain.sum, a), b);
+            chain.sum = add_to_chain(add_to_chain(chain.sum, a), b);
             continue;
         }
 #endif
