@@ -24,7 +24,8 @@
 // every work-item land on the same few limbs, where atomics wait for each other. Most float
 // values skip even the TwoSum: where their magnitudes show that plain double additions sum
 // them exactly, they are added so, on CPUs in blocks (add_blocks()) and on GPUs in chains
-// (add_vectors()), and only those sums are deposited.
+// (add_vectors()), and only those sums are deposited; on CPUs doubles skip it too, in blocks
+// that splitter sums hold exactly.
 //
 // Build options: -D VALUE=float|double|half|ushort (the input's type), -D LIMBS=<limbs>,
 // -D LOWEST_BIT=<-149|-1074>, -D VALUE_IS_FLOAT for float input (also for float16, with
@@ -56,9 +57,10 @@
 // Mutation hooks: the steps that the test mutants (test/CMakeLists.txt) redefine, with -D or a
 // #define ahead of this file, to lose the last value of a work-item's run, the last
 // work-group's row, the entries that fold() leaves behind, the last of a block's sums (on
-// CPUs), or the carries between limbs; or to ignore what a double block's sums lose, or loosen
-// the bound within which plain double sums of floats are exact. A hook this file stopped using
-// would leave its mutant a working kernel, which the mutant tests then fail.
+// CPUs), or the carries between limbs; or to ignore what a double block's sums lose, or a
+// chain of double blocks' bound, or loosen the bound within which plain double sums of floats
+// are exact. A hook this file stopped using would leave its mutant a working kernel, which the
+// mutant tests then fail.
 #ifndef EXACT_IN_RUN
 #define EXACT_IN_RUN(i, end) ((i) < (end))
 #endif
@@ -73,6 +75,9 @@
 #endif
 #ifndef EXACT_SPLIT_LOST
 #define EXACT_SPLIT_LOST(rest) (rest)
+#endif
+#ifndef EXACT_BELOW_BOUND
+#define EXACT_BELOW_BOUND(largest, bound) all((largest) < (bound))
 #endif
 #ifndef EXACT_SUM_BITS
 #define EXACT_SUM_BITS 29 // see sums_exactly()
@@ -379,10 +384,10 @@ inline bool sums_exactly(uint largest, uint smallest_less_one, ulong values_a_la
 #ifdef CONTIGUOUS
 // On CPUs, values go in blocks of 256 (BLOCK_VECTORS) that most data lets plain double
 // additions sum exactly, in four sums that a CPU vectorises, where the TwoSum and the tests of
-// deposit() run as one chain a work-item. Only the blocks' sums are deposited (floats': once
-// for a run of blocks, below); a block that does not qualify goes value by value. 2^24
-// random floats took 3.4 ms so on the 2-core PoCL against 15.4 (the plain sum 2.3), doubles
-// 10 against 23 (docs/exact-sums.md).
+// deposit() run as one chain a work-item. Blocks that qualify chain, and only a chain's sums
+// are deposited (below); a block that does not qualify goes value by value. 2^24 random
+// floats took 3.4 ms in blocks on the 2-core PoCL against 15.4 value by value (the plain sum
+// 2.3), doubles 10 against 23 (docs/exact-sums.md).
 #define BLOCK_VECTORS 64 // 16 values a lane in each of a block's four sums
 
 #ifdef VALUE_IS_FLOAT
@@ -490,13 +495,31 @@ inline ulong add_blocks(global const VALUE* values, ulong i, ulong end, doubleN*
     return i;
 }
 #else
-// Doubles: a double's 53 bits leave no room for a span, so each of a block's sums starts at a
-// splitter, 1.5 * 2^t with t six binades above its largest magnitude, and stays in that one
-// binade: each addition rounds the value to the splitter's grid, and the rest, exact (Fast2Sum:
-// the splitter is the larger), goes to a second sum 48 binades lower, whose own rests must be
-// zero. Values within some 42 binades of the block's largest leave none; where any is not
-// zero (EXACT_SPLIT_LOST), the block goes value by value. The sums less their splitters
-// (exact: within a factor 2 of each other) hold the block's sum exactly.
+// Doubles: a double's 53 bits leave no room for a span, so blocks go in chains of splitter
+// sums. Every value of a chain is below its bound, 2^E. Each of four high sums starts at a
+// splitter, 1.5 * 2^(E + 10), and stays within a quarter of its binade: each addition rounds
+// the value to the splitter's grid, and the rest, exact (Fast2Sum: the splitter is the
+// larger), goes to a low sum that starts at 1.5 * 2^(E - 33), whose own rests must be zero
+// (EXACT_SPLIT_LOST). The sums less their splitters (exact: within a factor 2 of each other)
+// hold the chain's sum exactly. A chain's bound is set from its first block, BOUND_HEADROOM
+// binades above its largest magnitude, so that the blocks after it are checked against it in
+// the pass that adds them (EXACT_BELOW_BOUND). A block that reaches the bound, or whose rests
+// the low sums lose (values more than some 30 binades below the first block's largest), is
+// taken back out; the chain is deposited, and the block starts another (value by value, where
+// it fails alone). Blocks summed apart, each after a pass for its largest magnitude, took
+// 1.3 to 1.8 times as long in two calls on the 16-core PoCL: 2^24 random doubles 2.25 and
+// 3.05 ms against 1.48 and 1.75 (the plain sum 0.51 and 0.63), 2^27 19.4 and 24.1 against
+// 14.7 and 15.8 (9.5 and 10.4; docs/exact-sums.md).
+//
+// The bounds: a chain's lane adds CHAIN_BLOCKS * 16 = 2^8 values, whose sum is below
+// 2^(E + 8), a quarter of the high splitter's binade 2^(E + 10); each rest is at most half an
+// ulp of a high sum, 2^(E - 43), and 2^8 of them add up to less than 2^(E - 35), a quarter of
+// the low splitter's binade 2^(E - 33), whose ulp, 2^(E - 85), is the grid of values from
+// 2^(E - 33) up.
+#define CHAIN_BLOCKS 16
+#define HIGH_SPLITTER 0x1.8p10 // times the bound
+#define LOW_SPLITTER 0x1.8p-33
+#define BOUND_HEADROOM 2
 
 /// The block's largest magnitude, or NaN where a value is a NaN or an infinity.
 inline double block_largest(global const VALUE* values, ulong i) {
@@ -511,6 +534,21 @@ inline double block_largest(global const VALUE* values, ulong i) {
     return any(special != 0) ? NAN : fmax(largest.x, largest.y);
 }
 
+/// A chain of blocks: four high sums and four low sums, from their splitters on, for values
+/// below `bound`.
+typedef struct {
+    double4 ha, hb, hc, hd, la, lb, lc, ld; // as variables, as the float blocks' sums
+    double bound;
+    uint blocks;
+} SplitChain;
+
+/// An empty chain for values below `bound`, a power of 2 within the splitters' range.
+inline SplitChain split_chain(double bound) {
+    const double4 high = HIGH_SPLITTER * bound, low = LOW_SPLITTER * bound;
+    const SplitChain chain = {high, high, high, high, low, low, low, low, bound, 0};
+    return chain;
+}
+
 /// Adds x to a splitter's sum `high`, and what its grid cannot hold to the sum `low`; notes
 /// whether low's grid lost anything.
 inline void split_add(double4* high, double4* low, double4 x, long4* lost) {
@@ -522,48 +560,88 @@ inline void split_add(double4* high, double4* low, double4 x, long4* lost) {
     *low = next_low;
 }
 
-/// Adds a block of doubles, where its splitters hold it; false, and nothing added, where not.
-inline bool add_block(global const VALUE* values, ulong i, doubleN* expansion, local long* digits) {
-    const double largest = block_largest(values, i);
-    if (largest == 0)
-        return true;
-    if (isnan(largest))
-        return false;
-    const int exponent = ilogb(largest) + 1; // largest < 2^exponent
-    if (exponent > 1000 || exponent < -960)  // the splitters finite and normal
-        return false;
-    const double high_splitter = 1.5 * ldexp(1.0, exponent + 6);
-    const double low_splitter = 1.5 * ldexp(1.0, exponent + 6 - 48);
-    double4 ha = high_splitter, hb = high_splitter, hc = high_splitter, hd = high_splitter;
-    double4 la = low_splitter, lb = low_splitter, lc = low_splitter, ld = low_splitter;
+/// The larger of x's and y's magnitudes, lane by lane (a NaN is not noted: the low sums lose
+/// it).
+inline double4 larger(double4 x, double4 y) {
+    x = fabs(x);
+    y = fabs(y);
+    return select(x, y, y > x);
+}
+
+/// Adds the block from vector i on to the chain's sums; whether they hold it exactly, every
+/// value below the chain's bound (where not, the sums are spoilt: the caller keeps a copy).
+inline bool split_block(global const VALUE* values, ulong i, SplitChain* chain) {
+    double4 largest = 0;
     long4 lost = 0;
     for (int k = 0; k < BLOCK_VECTORS; k += 4) {
-        split_add(&ha, &la, vload4(i + k, values), &lost);
-        split_add(&hb, &lb, vload4(i + k + 1, values), &lost);
-        split_add(&hc, &lc, vload4(i + k + 2, values), &lost);
-        split_add(&hd, &ld, vload4(i + k + 3, values), &lost);
+        const double4 a = vload4(i + k, values), b = vload4(i + k + 1, values),
+                      c = vload4(i + k + 2, values), d = vload4(i + k + 3, values);
+        largest = larger(largest, larger(larger(a, b), larger(c, d)));
+        split_add(&chain->ha, &chain->la, a, &lost);
+        split_add(&chain->hb, &chain->lb, b, &lost);
+        split_add(&chain->hc, &chain->lc, c, &lost);
+        split_add(&chain->hd, &chain->ld, d, &lost);
     }
-    if (any(lost != 0))
+    return !any(lost != 0) && EXACT_BELOW_BOUND(largest, chain->bound);
+}
+
+/// Deposits the sums of the chain's blocks, if any, and empties it.
+inline void deposit_chain(SplitChain* chain, doubleN* expansion, local long* digits) {
+    if (chain->blocks == 0)
+        return;
+    const SplitChain splitters = split_chain(chain->bound);
+    deposit4(chain->ha - splitters.ha, expansion, digits);
+    deposit4(chain->hb - splitters.hb, expansion, digits);
+    deposit4(chain->hc - splitters.hc, expansion, digits);
+    deposit4(chain->hd - splitters.hd, expansion, digits);
+    deposit4(chain->la - splitters.la, expansion, digits);
+    deposit4(chain->lb - splitters.lb, expansion, digits);
+    deposit4(chain->lc - splitters.lc, expansion, digits);
+    deposit4(EXACT_BLOCK_SUM(chain->ld - splitters.ld), expansion, digits);
+    chain->blocks = 0;
+}
+
+/// Adds the block from vector i on to the chain, where it holds it; else deposits the chain
+/// and starts another with the block, bounded by its largest magnitude. False, and nothing
+/// added, where the block has a NaN or an infinity, its magnitudes are past the splitters'
+/// range, or its values fail a chain of their own.
+inline bool chain_block(global const VALUE* values, ulong i, SplitChain* chain, doubleN* expansion,
+                        local long* digits) {
+    if (chain->blocks != 0 && chain->blocks < CHAIN_BLOCKS) {
+        SplitChain longer = *chain;
+        if (split_block(values, i, &longer)) {
+            *chain = longer;
+            ++chain->blocks;
+            return true;
+        }
+    }
+    deposit_chain(chain, expansion, digits);
+    const double largest = block_largest(values, i);
+    if (largest == 0)
+        return true; // zeros: nothing to add
+    if (isnan(largest))
         return false;
-    deposit4(ha - high_splitter, expansion, digits);
-    deposit4(hb - high_splitter, expansion, digits);
-    deposit4(hc - high_splitter, expansion, digits);
-    deposit4(hd - high_splitter, expansion, digits);
-    deposit4(la - low_splitter, expansion, digits);
-    deposit4(lb - low_splitter, expansion, digits);
-    deposit4(lc - low_splitter, expansion, digits);
-    deposit4(EXACT_BLOCK_SUM(ld - low_splitter), expansion, digits);
+    // The bound's exponent: largest < 2^(exponent - BOUND_HEADROOM).
+    const int exponent = (int)(as_ulong(largest) >> 52) - 1022 + BOUND_HEADROOM;
+    if (exponent > 1013 || exponent < -989) // the splitters finite and normal
+        return false;
+    *chain = split_chain(as_double((ulong)(exponent + 1023) << 52));
+    if (!split_block(values, i, chain))
+        return false;
+    chain->blocks = 1;
     return true;
 }
 
-/// Adds the whole blocks of [i, end) to a work-item's expansions, each a block at once where
-/// add_block() can, else value by value; returns where they end.
+/// Adds the whole blocks of [i, end) to a work-item's expansions, in chains where their
+/// splitter sums hold them, else value by value; returns where they end.
 inline ulong add_blocks(global const VALUE* values, ulong i, ulong end, doubleN* expansion,
                         local long* digits) {
+    SplitChain chain = split_chain(1.0);
     for (; EXACT_IN_RUN(i + BLOCK_VECTORS - 1, end); i += BLOCK_VECTORS)
-        if (!add_block(values, i, expansion, digits))
+        if (!chain_block(values, i, &chain, expansion, digits))
             for (int k = 0; k < BLOCK_VECTORS; ++k)
                 add_values(LOAD4(i + k, values), expansion, digits);
+    deposit_chain(&chain, expansion, digits);
     return i;
 }
 #endif

@@ -171,13 +171,31 @@ def block_edge_case(type_name):
 
 
 def chain_edge_case(type_name):
+    """Blocks that chain (add_blocks() in exact_sum.cl, on CPUs) one step past what their sums
+    hold exactly."""
+    if type_name == "double":
+        return bound_edge_case()
+    if type_name != "float":
+        return []
+    return float_chain_edge_case()
+
+
+def bound_edge_case():
+    """Double blocks of 256 values (a CPU work-item's, with -w 1) whose chain a block reaches
+    the bound of: a block of ones sets its bound to 8, and the next one holds 2^70, which a
+    chain bounded by 8 would take with the ones of its lane rounded away (Fast2Sum needs the
+    splitter the larger). The block after it cancels 2^70. Three blocks, as many times as
+    the work-items of -w 1 each start their run with them."""
+    pattern = [1.0] * 256 + [2.0**70] + [1.0] * 255 + [-2.0**70] + [1.0] * 255
+    return [("bound-edge", pattern * 32)]
+
+
+def float_chain_edge_case():
     """Float blocks that chain (add_blocks() in exact_sum.cl, on CPUs) one block past what
     their sums hold exactly: 17 blocks of 256 values whose exponents span 21 binades, where
     n * 2^21 <= 2^25 lets 16 chain. The first block starts with the smallest value, whose last
     bit the lane's sum rounds away once past 2^9, in the 17th block; the values that cancel the
     large ones follow, then zeros, so that the sum is the small values' alone."""
-    if type_name != "float":
-        return []
     large, small = 2 - 2.0**-23, (1 + 2.0**-23) * 2.0**-21
     count = 17 * 256 - 1  # large values after the smallest one, and as many that cancel them
     pattern = [small] + [large] * count + [-large] * count + [0.0] * (30 * 256 + 1)
@@ -339,6 +357,7 @@ MUTANT_INPUTS = {
                        ("double", "cancellation"), ("double", "alternating")),
     "narrow-span": (("float", "narrow-edge"), ("float", "chain-edge")),
     "ignore-split-loss": (("double", "split-edge"),),
+    "ignore-bound": (("double", "bound-edge"),),
     "strided-chain-bits": (("float", "strided-edge"),),
 }
 CANCELLATION = tuple((type_name, name) for type_name in ("float", "double")
