@@ -181,11 +181,11 @@ def chain_edge_case(type_name):
 
 
 def bound_edge_case():
-    """Double blocks of 256 values (a CPU work-item's, with -w 1) whose chain a block reaches
-    the bound of: a block of ones sets its bound to 8, and the next one holds 2^70, which a
-    chain bounded by 8 would take with the ones of its lane rounded away (Fast2Sum needs the
-    splitter the larger). The block after it cancels 2^70. Three blocks, as many times as
-    the work-items of -w 1 each start their run with them."""
+    """Double blocks of 256 values (a CPU work-item's, with -w 1), one of which reaches the
+    bound of the chain before it: a block of ones sets the chain's bound to 8, and the next
+    block holds 2^70, which a chain bounded by 8 would take with the ones of its lane rounded
+    away (Fast2Sum needs the high sum the larger). The block after it cancels 2^70. The three
+    blocks repeat, so that each work-item of -w 1 starts its run with them."""
     pattern = [1.0] * 256 + [2.0**70] + [1.0] * 255 + [-2.0**70] + [1.0] * 255
     return [("bound-edge", pattern * 32)]
 
