@@ -636,7 +636,7 @@ inline bool chain_block(global const VALUE* values, ulong i, SplitChain* chain, 
 /// splitter sums hold them, else value by value; returns where they end.
 inline ulong add_blocks(global const VALUE* values, ulong i, ulong end, doubleN* expansion,
                         local long* digits) {
-    SplitChain chain = split_chain(1.0);
+    SplitChain chain = split_chain(1.0); // no blocks yet: the first one sets the bound
     for (; EXACT_IN_RUN(i + BLOCK_VECTORS - 1, end); i += BLOCK_VECTORS)
         if (!chain_block(values, i, &chain, expansion, digits))
             for (int k = 0; k < BLOCK_VECTORS; ++k)
