@@ -25,7 +25,7 @@
 //                             which pairs each value with its index (fold_leads).
 // It appends the definitions of load, loadn, map, map4, identity, splat4, op, op4 and, with
 // REDUCE_INDEXING, wins_in_order and lead_op (and rank_of, for REDUCE_KEYS, where argmin's and
-// argmax's accumulator is 32 bits), for the types and the op chosen on the command line
+// argmax's values rank in 32 bits), for the types and the op chosen on the command line
 // (sum, prod, min, max, ..., or the user's own), and, for the path the device supports, the relay
 // to the matching built-in. Passes after the first read partials: they are built with the
 // accumulator as the input and map as a conversion. It also passes one of
@@ -635,8 +635,9 @@ accum_t reduce_work_group(accum_t value, local accum_t* scratch) {
 
 #if defined(REDUCE_KEYS)
 
-// Where the accumulator's values rank in 32 bits (int, uint, float) and every index of the
-// program's launches is below UINT_MAX, the host builds the first pass with -D REDUCE_KEYS:
+// Where the values rank in 32 bits (an int, uint or float accumulator's, or 1- and 2-byte
+// integers', as their 32-bit leads hold them) and every index of the program's launches is
+// below UINT_MAX, the host builds the first pass with -D REDUCE_KEYS:
 // there a pair is one 64-bit key, rank_of(value) above, UINT_MAX - index below. The pair that
 // wins has the largest key (rank_of ranks the first NaN's and the extreme's value highest and
 // equal values, -0 and +0, equal; of equal values the smaller index has the larger key), and

@@ -23,6 +23,12 @@ double microseconds_between(std::chrono::steady_clock::time_point from,
     return std::chrono::duration<double, std::micro>(to - from).count();
 }
 
+/// Whether the policy's first pass takes the work-group step as keys (pairs_rank_as_keys()).
+bool keyed(const Policy& policy) {
+    return pairs_rank_as_keys(policy.recipe.op, policy.recipe.type, policy.accumulator,
+                              !policy.recipe.user.map.empty());
+}
+
 /// The program's binary for its one device: PTX text on NVIDIA's platform.
 std::string program_binary(const cl::Program& program) {
     const auto binaries = program.getInfo<CL_PROGRAM_BINARIES>();
@@ -192,9 +198,8 @@ Reducer::Reducer(const cl::Context& context, const cl::Device& device, const Rec
     , policy_(std::make_unique<Policy>(policy_for(*report_, recipe)))
     , source_(complete_kernel_source(std::string(kernel_text), recipe.op, policy_->path,
                                      recipe.type, policy_->accumulator, recipe.user)) {
-    const bool keyed = pairs_rank_as_keys(recipe.op, policy_->accumulator);
     program_ = cached_program(context_, device_, source_,
-                              policy_->build_options + (keyed ? " -D REDUCE_KEYS" : ""));
+                              policy_->build_options + (keyed(*policy_) ? " -D REDUCE_KEYS" : ""));
     values_kernels_ = kernels_of(program_);
     partials_program_ =
         cached_program(context_, device_,
@@ -347,7 +352,7 @@ Reducer::Kernels& Reducer::kernels_for(Reads reads, const Piece& in, std::uint64
     // Keys hold indices below 2^32 - 1 (reduce.cl's REDUCE_KEYS); past them, argmin's and
     // argmax's program without keys, built once: no input shorter than 2^32 - 1 values needs it.
     constexpr std::uint64_t keyed_indices = std::numeric_limits<std::uint32_t>::max();
-    if (!pairs_rank_as_keys(op(), accumulator()) || in.start + length <= keyed_indices)
+    if (!keyed(*policy_) || in.start + length <= keyed_indices)
         return values_kernels_;
     if (!wide_index_kernels_)
         wide_index_kernels_ =

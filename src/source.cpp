@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <system_error>
 
 namespace clreduce {
@@ -238,17 +239,34 @@ std::string lead_conditions(const OpInfo& row, const TypeInfo& accumulator, Read
            pair_that_wins("lead_t", combination(row, accumulator, "")) + "\n";
 }
 
+/// The 32-bit integer type that holds each value of argmin's or argmax's first pass exactly,
+/// where its accumulator is wider: that of 1- and 2-byte integer values that no map changes
+/// (their accumulator is 64 bits, as NumPy's for sums). Else none.
+std::optional<DataType> narrow_lead(const TypeInfo& input, Op op, Reads reads, bool mapped) {
+    if (!info(op).indexed || reads != Reads::values || mapped || input.floating() || input.size > 2)
+        return std::nullopt;
+    return is_signed(input) ? DataType::int32 : DataType::uint32;
+}
+
 /// rank_of() where pairs_rank_as_keys(): the value's place in the op's order as 32 bits, the
 /// winner's highest, NaN above every number, -0 and +0 equal. A float ranks by its bits,
-/// whose order is the numbers' for positive values and the reverse for negative ones.
-std::string rank_definition(const OpInfo& row, const TypeInfo& accumulator, Reads reads) {
-    if (!pairs_rank_as_keys(row.op, accumulator.type, reads))
+/// whose order is the numbers' for positive values and the reverse for negative ones. A
+/// 64-bit accumulator's values rank as the 32-bit lead that holds them (narrow_lead()), its
+/// identity saturated into it (LONG_MIN to INT_MIN), still below or above every value.
+std::string rank_definition(const OpInfo& row, const TypeInfo& input, const TypeInfo& accumulator,
+                            Reads reads, bool mapped) {
+    if (!pairs_rank_as_keys(row.op, input.type, accumulator.type, mapped, reads))
         return {};
+    const auto ranked =
+        accumulator.size == 4 ? accumulator.type : *narrow_lead(input, row.op, reads, mapped);
+    const std::string value = accumulator.size == 4
+                                  ? "value"
+                                  : "convert_" + std::string(info(ranked).cl_value) + "_sat(value)";
     const std::string ascending =
-        accumulator.floating() ? "(value == 0.0f ? 0x80000000u : as_uint(value) >> 31 ? "
-                                 "~as_uint(value) : as_uint(value) | 0x80000000u)"
-        : accumulator.type == DataType::uint32 ? "value"
-                                               : "(as_uint(value) ^ 0x80000000u)";
+        accumulator.floating()       ? "(value == 0.0f ? 0x80000000u : as_uint(value) >> 31 ? "
+                                       "~as_uint(value) : as_uint(value) | 0x80000000u)"
+        : ranked == DataType::uint32 ? value
+                                     : "(as_uint(" + value + ") ^ 0x80000000u)";
     const bool least_wins = row.identity == Identity::highest; // argmin
     const std::string order = least_wins ? "~" + ascending : ascending;
     return "uint rank_of(REDUCE_ACCUM value) { return " +
@@ -280,18 +298,19 @@ std::string combinations(Op op, DataType accumulator, const Expressions& user) {
 }
 
 /// -D REDUCE_LEAD, the 32-bit type in which argmin's and argmax's first pass keeps its leads,
-/// where the accumulator is wider than the values need: values of a 1- or 2-byte integer type
-/// that no map changes, int or uint. With 64-bit leads, the int8 argmax of 2^28 values took
-/// 2116 us on an H100, 100 with these (the int8 max 95; docs/ops-and-types.md). Else none.
+/// where the accumulator is wider than the values need (narrow_lead()). With 64-bit leads, the
+/// int8 argmax of 2^28 values took 2116 us on an H100, 100 with these (the int8 max 95;
+/// docs/ops-and-types.md). Else none.
 std::string lead_option(const TypeInfo& input, Op op, Reads reads, bool mapped) {
-    if (!info(op).indexed || reads != Reads::values || mapped || input.floating() || input.size > 2)
+    const auto lead = narrow_lead(input, op, reads, mapped);
+    if (!lead)
         return "";
     // 1-byte values give one lead a 32-bit word (REDUCE_LEAD_WORDS), their bytes taken out by
     // shifts, int8's sign extended: the int8 argmax of 2^28 took 97.7 us so, 100.5 with a lead
     // a byte. bool's bytes, 0 or 1, are compared a word at a time (REDUCE_BOOL_LEADS).
     const bool signed_bytes = input.size == 1 && is_signed(input);
     const bool words = input.size == 1;
-    return std::string(" -D REDUCE_LEAD=") + (is_signed(input) ? "int" : "uint") +
+    return std::string(" -D REDUCE_LEAD=") + info(*lead).cl_value +
            (words ? " -D REDUCE_LEAD_WORDS" : "") +
            (signed_bytes ? " -D REDUCE_SIGNED_BYTES" : "") +
            (input.type == DataType::boolean ? " -D REDUCE_BOOL_LEADS" : "");
@@ -336,8 +355,9 @@ unsigned loads_per_accumulator(DataType input, DataType accumulator, Op op, Read
     return tests_bytes(in, op) || product_in_int ? 2 : 1;
 }
 
-bool pairs_rank_as_keys(Op op, DataType accumulator, Reads reads) {
-    return info(op).indexed && reads == Reads::values && info(accumulator).size == 4;
+bool pairs_rank_as_keys(Op op, DataType input, DataType accumulator, bool mapped, Reads reads) {
+    return info(op).indexed && reads == Reads::values &&
+           (info(accumulator).size == 4 || narrow_lead(info(input), op, reads, mapped));
 }
 
 std::string type_options(DataType input, DataType accumulator, Op op, Reads reads, bool mapped) {
@@ -374,7 +394,7 @@ std::string op_definitions(Op op, Path path, DataType input, DataType accumulato
     text += maps(row, info(input), accum, user.map, reads);
     text += combinations(op, accumulator, user);
     text += lead_conditions(row, accum, reads);
-    text += rank_definition(row, accum, reads);
+    text += rank_definition(row, info(input), accum, reads, !user.map.empty());
     text += quarters_op(row, info(input), accum, reads, !user.map.empty());
     if (path == Path::work_group)
         text += collective_relay("work_group", accum, row);

@@ -149,17 +149,19 @@ TEST_CASE(
 
 TEST_CASE("argmin and argmax count indices from a piece's start, below 2^32 - 1 and past it",
           "[device][argops]") {
-    // int32's and float's first pass takes 64-bit keys where every index of a launch is below
-    // 2^32 - 1 (reduce.cl's REDUCE_KEYS), and pairs, from another program, where one is not;
-    // int64's always takes pairs. The starts put the last index just below that, at it, and
-    // every index past it.
+    // The first pass of int32, float and the 1- and 2-byte integers (whose values rank as
+    // their 32-bit leads) takes 64-bit keys where every index of a launch is below 2^32 - 1
+    // (reduce.cl's REDUCE_KEYS), and pairs, from another program, where one is not; int64's
+    // always takes pairs. The starts put the last index just below that, at it, and every
+    // index past it.
     const std::uint64_t length = 4099;
     const std::uint64_t last_keyed = std::numeric_limits<std::uint32_t>::max() - 1;
     for (const auto& combination : every_op_and_type()) {
         const auto& recipe = combination.recipe;
         if (!info(recipe.op).indexed ||
             !(recipe.type == DataType::int32 || recipe.type == DataType::float32 ||
-              recipe.type == DataType::int64))
+              recipe.type == DataType::int64 || recipe.type == DataType::int8 ||
+              recipe.type == DataType::uint16))
             continue;
         for (const std::uint64_t start :
              {last_keyed + 1 - length, last_keyed + 2 - length, std::uint64_t{1} << 33}) {

@@ -124,10 +124,30 @@ TEST_CASE("argmin's and argmax's values rank in 32 bits where their accumulator 
     CHECK_THAT(rank(Op::argmax, DataType::int64), !Catch::Contains("rank_of"));
     CHECK_THAT(rank(Op::argmax, DataType::float32, Reads::partials), !Catch::Contains("rank_of"));
     CHECK_THAT(rank(Op::max, DataType::float32), !Catch::Contains("rank_of"));
-    CHECK(pairs_rank_as_keys(Op::argmax, DataType::float32));
-    CHECK_FALSE(pairs_rank_as_keys(Op::argmax, DataType::int64));
-    CHECK_FALSE(pairs_rank_as_keys(Op::argmin, DataType::int32, Reads::partials));
-    CHECK_FALSE(pairs_rank_as_keys(Op::max, DataType::int32));
+    CHECK(pairs_rank_as_keys(Op::argmax, DataType::float32, DataType::float32, false));
+    CHECK_FALSE(pairs_rank_as_keys(Op::argmax, DataType::int64, DataType::int64, false));
+    CHECK_FALSE(
+        pairs_rank_as_keys(Op::argmin, DataType::int32, DataType::int32, false, Reads::partials));
+    CHECK_FALSE(pairs_rank_as_keys(Op::max, DataType::int32, DataType::int32, false));
+}
+
+TEST_CASE("argmin's and argmax's values of 1- and 2-byte integers rank as their 32-bit leads",
+          "[source]") {
+    // Their accumulator is 64 bits; its identity saturates into the lead's type, so that it
+    // still ranks below every value (above, for argmin, before the ~).
+    CHECK_THAT(op_definitions(Op::argmax, Path::tree, DataType::int8, DataType::int64),
+               Catch::Contains("uint rank_of(REDUCE_ACCUM value) { return "
+                               "(as_uint(convert_int_sat(value)) ^ 0x80000000u); }"));
+    CHECK_THAT(op_definitions(Op::argmin, Path::tree, DataType::uint16, DataType::uint64),
+               Catch::Contains("uint rank_of(REDUCE_ACCUM value) { return "
+                               "~convert_uint_sat(value); }"));
+    CHECK(pairs_rank_as_keys(Op::argmax, DataType::boolean, DataType::uint64, false));
+    // A map may take the values past 32 bits; int64's values are past them already.
+    CHECK_FALSE(pairs_rank_as_keys(Op::argmax, DataType::int16, DataType::int64, true));
+    CHECK_THAT(op_definitions(Op::argmax, Path::tree, DataType::int8, DataType::int64,
+                              {"", "", "x * x"}),
+               !Catch::Contains("rank_of"));
+    CHECK_FALSE(pairs_rank_as_keys(Op::argmax, DataType::int64, DataType::int64, false));
 }
 
 TEST_CASE("values are loaded by their row and mapped to the accumulator", "[source]") {

@@ -54,9 +54,11 @@ std::string op_definitions(Op op, Path path, DataType input, DataType accumulato
 
 /// Whether argmin's or argmax's pairs, where a pass reads values, can take reduce.cl's
 /// work-group step as 64-bit keys (-D REDUCE_KEYS, which the Reducer adds where a launch's
-/// indices stay below 2^32 - 1; op_definitions() then appends rank_of()): where the
-/// accumulator's values rank in 32 bits (int32, uint32, float).
-bool pairs_rank_as_keys(Op op, DataType accumulator, Reads reads = Reads::values);
+/// indices stay below 2^32 - 1; op_definitions() then appends rank_of()): where the values
+/// rank in 32 bits, the accumulator's (int32, uint32, float), or, `mapped` false, those of a
+/// 1- or 2-byte integer input.
+bool pairs_rank_as_keys(Op op, DataType input, DataType accumulator, bool mapped,
+                        Reads reads = Reads::values);
 
 /// reduce.cl's text with op_definitions() appended.
 std::string complete_kernel_source(const std::string& kernel_text, Op op, Path path, DataType input,
