@@ -59,8 +59,8 @@
 // work-group's row, the entries that fold() leaves behind, the last of a block's sums (on
 // CPUs), or the carries between limbs; or to ignore what a double block's sums lose, or a
 // chain of double blocks' bound, or loosen the bound within which plain double sums of floats
-// are exact. A hook this file stopped using would leave its mutant a working kernel, which the
-// mutant tests then fail.
+// are exact, or the one below which a turn of doubles skips the overflow guard. A hook this file
+// stopped using would leave its mutant a working kernel, which the mutant tests then fail.
 #ifndef EXACT_IN_RUN
 #define EXACT_IN_RUN(i, end) ((i) < (end))
 #endif
@@ -81,6 +81,9 @@
 #endif
 #ifndef EXACT_SUM_BITS
 #define EXACT_SUM_BITS 29 // see sums_exactly()
+#endif
+#ifndef EXACT_TURN_BOUND
+#define EXACT_TURN_BOUND 0x7bf00000u // the high word of 2^960 (below_overflow())
 #endif
 #ifndef EXACT_CARRY
 #define EXACT_CARRY(sum) ((sum) >> DIGIT_BITS) // arithmetic: a negative sum borrows
@@ -113,9 +116,12 @@
 // floats) keep two lanes (double2), whose registers let the four loads and the chains (below)
 // stay within the 64 registers a work-item that 4 work-groups of 256 an SM leave: 364 us
 // against 378 at 2^28 floats with four lanes; with four lanes and two loads, float16's
-// chains took 74 registers and a second wave, 351 us at 2^28 against 204 so. Doubles keep four
-// lanes (docs/exact-sums.md).
-#if defined(VALUE_IS_FLOAT)
+// chains took 74 registers and a second wave, 351 us at 2^28 against 204 so. Doubles on GPUs
+// keep two lanes too: with four their kernel took 136 registers, more than the 128 that two
+// work-groups of 256 an SM leave, with two 93; 2^24 doubles 51.2 to 52.2 us against 52.4 to
+// 53.0 (the plain sum 49.8 to 50.6). On CPUs doubles keep four, a vector of their blocks' sums
+// (docs/exact-sums.md).
+#if defined(VALUE_IS_FLOAT) || !defined(CONTIGUOUS)
 #define LANES 2
 #else
 #define LANES 4
@@ -185,39 +191,47 @@ void spill_lanes(local long* digits, doubleN x) {
             spill(digits, lanes[lane]);
 }
 
+// Whether a sum of an entry of the expansions and a value may overflow: never for float values
+// (2^64 of the largest float are 2^192), but for doubles, unless add_vectors() has checked the
+// turn (below_overflow()).
+#ifdef VALUE_IS_FLOAT
+#define MAY_OVERFLOW false
+#else
+#define MAY_OVERFLOW true
+#endif
+
 /// Adds x to one entry of the expansions with TwoSum: the entry keeps the rounded sum, and
-/// the exact rounding error is returned. Where the sum would overflow, the digits take x as it
-/// is instead.
-inline doubleN two_sum(doubleN* entry, doubleN x, local long* digits) {
+/// the exact rounding error is returned. Where the sum may overflow and does, the digits take
+/// x as it is instead.
+inline doubleN two_sum(doubleN* entry, doubleN x, bool may_overflow, local long* digits) {
     const doubleN sum = *entry + x;
     const doubleN virtual_x = sum - *entry;
     const doubleN error = (*entry - (sum - virtual_x)) + (x - virtual_x);
-#ifdef VALUE_IS_FLOAT
-    // No sum of floats overflows a double (2^64 of the largest float are 2^192), so neither
-    // does an entry or its error: no guard.
+#ifndef VALUE_IS_FLOAT
+    if (may_overflow) {
+        const LANES_OF(long) exact = error - error == (doubleN)0; // finite(), lane by lane
+        if (!all(exact))
+            spill_lanes(digits, select(x, (doubleN)0, exact));
+        *entry = select(*entry, sum, exact);
+        return select((doubleN)0, error, exact);
+    }
+#endif
     *entry = sum;
     return error;
-#else
-    const long4 exact = finite(error); // four lanes for doubles
-    if (!all(exact))
-        spill_lanes(digits, select(x, (double4)0, exact));
-    *entry = select(*entry, sum, exact);
-    return select((double4)0, error, exact);
-#endif
 }
 
 /// Adds x to the expansions without rounding: each lane is an expansion of its own, so that
-/// four TwoSum chains run side by side. Each entry carries its rounding error on to the next,
-/// usually none: most values cost one TwoSum. What the last entry cannot take spills into the
+/// two or four TwoSum chains run side by side. Each entry carries its rounding error on to the
+/// next, usually none: most values cost one TwoSum. What the last entry cannot take spills into the
 /// digits. Written out, not as a loop, so that the entries stay in registers.
-inline void deposit(doubleN x, doubleN* expansion, local long* digits) {
-    x = two_sum(&expansion[0], x, digits);
+inline void deposit(doubleN x, doubleN* expansion, local long* digits, bool may_overflow) {
+    x = two_sum(&expansion[0], x, may_overflow, digits);
     if (!any(x != 0))
         return;
-    x = two_sum(&expansion[1], x, digits);
+    x = two_sum(&expansion[1], x, may_overflow, digits);
     if (!any(x != 0))
         return;
-    x = two_sum(&expansion[2], x, digits);
+    x = two_sum(&expansion[2], x, may_overflow, digits);
     if (any(x != 0))
         spill_lanes(digits, x);
 }
@@ -236,13 +250,18 @@ double4 count_specials(double4 x, local long* digits) {
 }
 
 /// Adds four finite doubles to the expansions: half a vector a lane, where the lanes are two.
-inline void deposit4(double4 x, doubleN* expansion, local long* digits) {
+inline void deposit4_checked(double4 x, doubleN* expansion, local long* digits, bool may_overflow) {
 #if LANES == 2
-    deposit(x.lo, expansion, digits);
-    deposit(x.hi, expansion, digits);
+    deposit(x.lo, expansion, digits, may_overflow);
+    deposit(x.hi, expansion, digits, may_overflow);
 #else
-    deposit(x, expansion, digits);
+    deposit(x, expansion, digits, may_overflow);
 #endif
+}
+
+/// deposit4_checked() where nothing is known of x's and the entries' magnitudes.
+inline void deposit4(double4 x, doubleN* expansion, local long* digits) {
+    deposit4_checked(x, expansion, digits, MAY_OVERFLOW);
 }
 
 /// Adds four values to a work-item's expansions.
@@ -292,7 +311,8 @@ inline void fold_entries(doubleN* expansion, local long* digits, local doubleN* 
         barrier(CLK_LOCAL_MEM_FENCE);
         if (id >= first_handing - handing && id < first_handing)
             for (uint k = 0; k < handed; ++k)
-                deposit(slots[(id - (first_handing - handing)) * handed + k], expansion, digits);
+                deposit(slots[(id - (first_handing - handing)) * handed + k], expansion, digits,
+                        MAY_OVERFLOW);
         holding = first_handing;
     }
 }
@@ -704,7 +724,7 @@ inline doubleN add_to_chain(doubleN sum, float4 x) {
 /// Deposits the chain's sum, and empties the chain.
 inline void flush(Chain* chain, doubleN* expansion, local long* digits) {
     if (chain->values != 0)
-        deposit(chain->sum, expansion, digits);
+        deposit(chain->sum, expansion, digits, MAY_OVERFLOW);
     const Chain empty = {0, 0, UINT_MAX, 0};
     *chain = empty;
 }
@@ -717,6 +737,30 @@ inline bool takes(Chain* chain, uint4 largest, uint4 smallest_less_one, uint loa
         return true;
     flush(chain, expansion, digits);
     return extends(chain, largest, smallest_less_one, loads);
+}
+#endif
+
+#if !defined(VALUE_IS_FLOAT) && !defined(CONTIGUOUS)
+// On GPUs, a turn of four double loads skips TwoSum's overflow guard where it cannot fire: the
+// guard's tests and selects cost a double's deposit about as many operations as the TwoSum
+// itself. On the H100, 2^24 normal values took 58 us so against 64, values spread over 80
+// binades 66 against 85 (the plain sum 50; docs/exact-sums.md). It cannot fire where every value of
+// the turn is below 2^960 in magnitude (EXACT_TURN_BOUND), since the entries are finite (the guard
+// keeps them so): round to nearest takes a sum past the largest double only from half its ulp,
+// 2^970, beyond it, and TwoSum's error is no larger than the smaller addend, so the same holds all
+// down the expansion. The test is integer operations on the doubles' high words, which run beside
+// the double ones.
+#define UNGUARDED_TURNS
+
+/// The high words of x's magnitudes, which order them as the magnitudes do (NaN above all).
+inline uint4 high_words(double4 x) {
+    return convert_uint4(as_ulong4(x) >> 32) & 0x7fffffffu;
+}
+
+/// Whether every value of a, b, c and d is below 2^960 in magnitude: none a NaN or infinite.
+inline bool below_overflow(double4 a, double4 b, double4 c, double4 d) {
+    const uint4 largest = max(max(high_words(a), high_words(b)), max(high_words(c), high_words(d)));
+    return all(largest < EXACT_TURN_BOUND);
 }
 #endif
 
@@ -748,6 +792,15 @@ inline void add_vectors(global const VALUE* values, Stride stride, doubleN* expa
         if (takes(&chain, largest, smallest_less_one, 4, expansion, digits)) {
             chain.sum =
                 add_to_chain(add_to_chain(add_to_chain(add_to_chain(chain.sum, a), b), c), d);
+            continue;
+        }
+#endif
+#ifdef UNGUARDED_TURNS
+        if (below_overflow(a, b, c, d)) {
+            deposit4_checked(a, expansion, digits, false);
+            deposit4_checked(b, expansion, digits, false);
+            deposit4_checked(c, expansion, digits, false);
+            deposit4_checked(d, expansion, digits, false);
             continue;
         }
 #endif

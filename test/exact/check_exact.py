@@ -208,7 +208,13 @@ def strided_edge_case(type_name):
     binades below the large ones', so that n * 2^24 <= 2^29 lets a chain take 32 values a lane.
     A lane's sum passes 2^6, where its grid rounds the smallest value's last bit away, with
     its 33rd value. Every work-item of a strided launch reads the first half's large values,
-    then the second half's that cancel them; the sum is the smallest value alone."""
+    then the second half's that cancel them; the sum is the smallest value alone. Doubles:
+    turns of 1.5 * 2^1022, whose lanes' sums overflow with their third value unless the turn
+    takes the overflow guard, then as many that cancel them, and 1."""
+    if type_name == "double":
+        half = 1 << 13
+        return [("turn-overflow", [math.ldexp(1.5, 1022)] * half +
+                 [-math.ldexp(1.5, 1022)] * half + [1.0])]
     if type_name != "float":
         return []
     large, small = 2 - 2.0**-23, (1 + 2.0**-23) * 2.0**-24
@@ -359,6 +365,7 @@ MUTANT_INPUTS = {
     "ignore-split-loss": (("double", "split-edge"),),
     "ignore-bound": (("double", "bound-edge"),),
     "strided-chain-bits": (("float", "strided-edge"),),
+    "strided-turn-bound": (("double", "turn-overflow"),),
 }
 CANCELLATION = tuple((type_name, name) for type_name in ("float", "double")
                      for name in ("cancellation", "alternating"))
