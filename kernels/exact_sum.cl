@@ -222,8 +222,9 @@ inline doubleN two_sum(doubleN* entry, doubleN x, bool may_overflow, local long*
 
 /// Adds x to the expansions without rounding: each lane is an expansion of its own, so that
 /// two or four TwoSum chains run side by side. Each entry carries its rounding error on to the
-/// next, usually none: most values cost one TwoSum. What the last entry cannot take spills into the
-/// digits. Written out, not as a loop, so that the entries stay in registers.
+/// next: none for most float values, which cost one TwoSum; doubles with all 53 bits cost two.
+/// What the last entry cannot take spills into the digits. Written out, not as a loop, so that
+/// the entries stay in registers.
 inline void deposit(doubleN x, doubleN* expansion, local long* digits, bool may_overflow) {
     x = two_sum(&expansion[0], x, may_overflow, digits);
     if (!any(x != 0))
@@ -744,12 +745,12 @@ inline bool takes(Chain* chain, uint4 largest, uint4 smallest_less_one, uint loa
 // On GPUs, a turn of four double loads skips TwoSum's overflow guard where it cannot fire: the
 // guard's tests and selects cost a double's deposit about as many operations as the TwoSum
 // itself. On the H100, 2^24 normal values took 58 us so against 64, values spread over 80
-// binades 66 against 85 (the plain sum 50; docs/exact-sums.md). It cannot fire where every value of
-// the turn is below 2^960 in magnitude (EXACT_TURN_BOUND), since the entries are finite (the guard
-// keeps them so): round to nearest takes a sum past the largest double only from half its ulp,
-// 2^970, beyond it, and TwoSum's error is no larger than the smaller addend, so the same holds all
-// down the expansion. The test is integer operations on the doubles' high words, which run beside
-// the double ones.
+// binades 66 against 85 (the plain sum 50; docs/exact-sums.md). The guard cannot fire where
+// every value of the turn is below 2^960 in magnitude (EXACT_TURN_BOUND): the entries are
+// finite (the guard keeps them so), round to nearest takes a sum past the largest double only
+// from half its ulp, 2^970, beyond it, and TwoSum's error is no larger than the smaller addend,
+// so the same holds all down the expansion. The test is integer work on the doubles' high
+// words, which runs beside the double operations.
 #define UNGUARDED_TURNS
 
 /// The high words of x's magnitudes, which order them as the magnitudes do (NaN above all).
