@@ -318,6 +318,13 @@ std::string lead_option(const TypeInfo& input, Op op, Reads reads, bool mapped) 
 
 } // namespace
 
+bool picks_bytes_in_words(DataType input, Op op, Reads reads, bool mapped) {
+    const auto& in = info(input);
+    const bool folds_in_lanes = combines_before_map(in, reads, mapped) && !tests_bytes(in, op) &&
+                                folds_bytes_in_lanes(in, info(op));
+    return folds_in_lanes || (in.size == 1 && narrow_lead(in, op, reads, mapped));
+}
+
 std::string reduce_kernel_source(const std::string& kernel_dir) {
     if (kernel_dir.empty())
         return std::string(embedded_kernel_source());

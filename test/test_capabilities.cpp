@@ -118,6 +118,33 @@ TEST_CASE("CPU devices give each work-item a contiguous run", "[capabilities]") 
     CHECK(beyond_type(build_options(gpu, Path::tree)).empty());
 }
 
+TEST_CASE("NVIDIA's compiler is given the registers the launch leaves a work-item, but for the "
+          "folds that pick bytes out of words",
+          "[capabilities]") {
+    auto nvidia = plain_opencl_3();
+    nvidia.type = CL_DEVICE_TYPE_GPU;
+    nvidia.extensions.push_back("cl_nv_compiler_options");
+    const auto budgeted = [&](DataType type, Op op, Reads reads = Reads::values,
+                              bool mapped = false) {
+        const auto options = build_options(nvidia, Path::tree, Finish::passes, type, std::nullopt,
+                                           op, reads, mapped);
+        return options.find("-cl-nv-maxrregcount=64") != std::string::npos;
+    };
+    CHECK(budgeted(DataType::int32, Op::min));
+    CHECK(budgeted(DataType::float32, Op::sum));
+    CHECK(budgeted(DataType::int8, Op::sum));
+    CHECK(budgeted(DataType::int16, Op::max));
+    CHECK(budgeted(DataType::boolean, Op::max)); // bool's max is its any, a test of words
+    CHECK_FALSE(budgeted(DataType::int8, Op::max));
+    CHECK_FALSE(budgeted(DataType::uint8, Op::nanmin));
+    CHECK_FALSE(budgeted(DataType::int8, Op::argmax));
+    CHECK_FALSE(budgeted(DataType::boolean, Op::argmin));
+    // A map takes each byte on its own, and partials are 32 bits or wider.
+    CHECK(budgeted(DataType::int8, Op::max, Reads::values, true));
+    CHECK(budgeted(DataType::int8, Op::argmax, Reads::partials));
+    CHECK(beyond_type(build_options(plain_opencl_3(), Path::tree)).empty());
+}
+
 TEST_CASE("an unreported path is refused unless the user allows it", "[capabilities]") {
     const auto report = plain_opencl_3();
     CHECK(choose_path(report, std::nullopt, false) == Path::tree);

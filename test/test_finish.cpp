@@ -139,15 +139,16 @@ TEST_CASE("the last-group finish builds with C11 atomics where they are ordered,
           "-D REDUCE_CONTIGUOUS");
     // NVIDIA's mem_fence is membar.cta: its fences are inline PTX.
     CHECK(beyond_type(build_options(nvidia(), Path::tree, Finish::last_group)) ==
-          "-D REDUCE_PTX_FENCES");
-    CHECK(beyond_type(build_options(nvidia(), Path::tree, Finish::passes)).empty());
+          "-D REDUCE_PTX_FENCES -cl-nv-maxrregcount=64");
+    CHECK(beyond_type(build_options(nvidia(), Path::tree, Finish::passes)) ==
+          "-cl-nv-maxrregcount=64");
     auto other_opencl_1 = nvidia();
     other_opencl_1.extensions = {"cl_khr_fp64"};
     CHECK(beyond_type(build_options(other_opencl_1, Path::tree, Finish::last_group)).empty());
     auto opencl_2 = nvidia();
     opencl_2.opencl_c = {{1, 2}, {2, 0}};
     CHECK(beyond_type(build_options(opencl_2, Path::tree, Finish::last_group)) ==
-          "-cl-std=CL2.0 -D REDUCE_ORDERED_ATOMICS");
+          "-cl-std=CL2.0 -D REDUCE_ORDERED_ATOMICS -cl-nv-maxrregcount=64");
 }
 
 TEST_CASE("the device list says passes where neither the memory model nor PTX can order the finish",

@@ -103,8 +103,8 @@ TEST_CASE("NVIDIA's policy: PTX fences, kept only where the binary proves them",
     expected.finish = Finish::last_group;
     expected.ordering = FinishOrdering::proven_fences;
     expected.accumulator = DataType::float32;
-    expected.build_options =
-        type_options(DataType::float32, DataType::float32) + " -D REDUCE_PTX_FENCES";
+    expected.build_options = type_options(DataType::float32, DataType::float32) +
+                             " -D REDUCE_PTX_FENCES -cl-nv-maxrregcount=64";
     expected.partials_build_options = expected.build_options;
     CHECK(built == expected);
 

@@ -95,8 +95,8 @@ bool reads_contiguous_runs(const DeviceReport& report);
 /// (type_options() of `type` and `accumulator`, by default `type` itself, for `op` reading
 /// `reads`, the values `mapped` by the user's map or not), the -cl-std the
 /// built-ins and atomics need, the -D that selects the kernel's work-group step, on CPUs the -D
-/// that gives each work-item a contiguous run of the input, and for the last-group finish the -D
-/// that orders its atomics.
+/// that gives each work-item a contiguous run of the input, for the last-group finish the -D
+/// that orders its atomics, and on NVIDIA's compiler the registers a work-item may take.
 std::string build_options(const DeviceReport& report, Path path, Finish finish = Finish::passes,
                           DataType type = DataType::int32,
                           std::optional<DataType> accumulator = std::nullopt, Op op = Op::sum,

@@ -78,6 +78,11 @@ std::string complete_kernel_source(const std::string& kernel_text, Op op, Path p
 std::string type_options(DataType input, DataType accumulator, Op op = Op::sum,
                          Reads reads = Reads::values, bool mapped = false);
 
+/// Whether the first pass picks one of a load's 1-byte values out of 32-bit words: min and max
+/// of bytes, whose whole fold runs in 32-bit lanes (REDUCE_FOLD_COMBINED), and argmin and argmax
+/// of bytes, a lead a word (REDUCE_LEAD_WORDS; type_options()).
+bool picks_bytes_in_words(DataType input, Op op, Reads reads = Reads::values, bool mapped = false);
+
 /// How many loads each of reduce.cl's four accumulators takes an iteration of its fold
 /// (REDUCE_LOADS_PER_ACCUMULATOR, in type_options()): 2, eight loads of 16 bytes in flight, for
 /// the any and all of bytes and the product of int8 values multiplied in 32 bits, which ran at
