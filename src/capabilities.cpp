@@ -237,11 +237,11 @@ bool reads_contiguous_runs(const DeviceReport& report) {
 // On NVIDIA's compiler, the registers a work-item may take where the device factor's launch
 // (4 work-groups of 256 a compute unit: 65536 registers an SM) still runs in one wave. Left to
 // itself, ptxas gave reduce_and_finish 32 to 40 registers for int32, float and float16 values
-// and kept fewer loads in flight: on an H200 the uint32 max and int32 min of 2^28 took 285 us,
-// 242 to 244 with this budget (the plain read: 240), the int32 and float sums 3 to 4% less. The
-// folds that pick bytes out of words take 48 to 57 registers already; there the budget made
-// ptxas spill, and the int8 max took 2.5% longer (docs/design.md, "Registers on NVIDIA's
-// compiler").
+// and kept fewer loads in flight: on an H200 the uint32 max and int32 min of 2^28 took 281 to
+// 286 us, 239 to 244 with this budget (the plain read: 236 to 240), the int32 and float sums 3
+// to 4% less. The folds that pick bytes out of words take 48 to 57 registers already; there the
+// budget made ptxas spill, and the int8 max took 2.5% longer (docs/design.md, "Registers on
+// NVIDIA's compiler").
 constexpr const char* ptx_register_budget = "-cl-nv-maxrregcount=64";
 
 std::string build_options(const DeviceReport& report, Path path, Finish finish, DataType type,
