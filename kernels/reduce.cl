@@ -169,6 +169,14 @@ typedef union {
     value4_t quarter[REDUCE_VALUES_PER_LOAD / 4];
 } quarters_t;
 
+// How many loads each of the fold's accumulators takes an iteration (-D
+// REDUCE_LOADS_PER_ACCUMULATOR, else one): the host gives two where that measured faster
+// (loads_per_accumulator() in source.cpp), eight loads of 16 bytes in flight for the four
+// accumulators below, four for argmin's and argmax's two.
+#ifndef REDUCE_LOADS_PER_ACCUMULATOR
+#define REDUCE_LOADS_PER_ACCUMULATOR 1
+#endif
+
 #if !defined(REDUCE_INDEXING)
 
 #if defined(REDUCE_TEST_BYTES)
@@ -285,13 +293,6 @@ fold4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
 #endif
 }
 
-#endif
-
-// How many loads each of the fold's four accumulators takes an iteration (-D
-// REDUCE_LOADS_PER_ACCUMULATOR, else one): the host gives two, eight loads of 16 bytes in
-// flight, where that measured faster on an H100 (loads_per_accumulator() in source.cpp).
-#ifndef REDUCE_LOADS_PER_ACCUMULATOR
-#define REDUCE_LOADS_PER_ACCUMULATOR 1
 #endif
 
 // One accumulator's loads of an iteration, vectors v, v + step, ..., combined lane by lane.
@@ -481,9 +482,13 @@ lead4_t lanes_apart(lead4_t leads) {
 // vectors from `segment` on, as leads, then the pair that wins. Two accumulators, not four:
 // with four, the kernel took 72 to 78 registers on an H100, past the 64 that four work-groups
 // of 256 per compute unit leave a work-item, and 2^28 values took 4% longer
-// (docs/ops-and-types.md). Ties keep the lead, so each accumulator starts from its first
-// vector, not from the identity (whose tie with a value would keep the identity); one that
-// reads none holds no lead.
+// (docs/ops-and-types.md). Each takes two loads a turn where its leads are 32 bits, both
+// loaded before either is compared: with four loads in flight the argmax of 2^28 int32, float,
+// uint16, int8 or bool values took 3 to 10% less time on an H200, and the int32 argmax of
+// 2^24 on a 16-core CPU 29% less; 64-bit leads take one, with which the double argmax was 1%
+// faster. Each accumulator reads its vectors in index order. Ties keep the lead, so each
+// starts from its first vector, not from the identity (whose tie with a value would keep the
+// identity); one that reads none holds no lead.
 accum_t fold_segment(global const input_t* in, ulong first, ulong start, ulong first_vector,
                      ulong segment, ulong begin, ulong end, ulong step) {
     ulong i = begin >= segment ? begin : begin + (segment - begin + step - 1) / step * step;
@@ -496,7 +501,17 @@ accum_t fold_segment(global const input_t* in, ulong first, ulong start, ulong f
 #define REDUCE_READ(k) read_leads(in, first_vector + i + (k)*step, first, start, index + (k)*apart)
     lead4_t a = i < end ? REDUCE_READ(0) : none;
     lead4_t b = i + step < end ? REDUCE_READ(1) : none;
-    for (i += 2 * step, index += 2 * apart; i + step < end; i += 2 * step, index += 2 * apart) {
+    i += 2 * step;
+    index += 2 * apart;
+#if REDUCE_LOADS_PER_ACCUMULATOR == 2
+    for (; i + 3 * step < end; i += 4 * step, index += 4 * apart) {
+        const lead4_t a0 = REDUCE_READ(0), b0 = REDUCE_READ(1), a1 = REDUCE_READ(2),
+                      b1 = REDUCE_READ(3);
+        a = take4_in_order(take4_in_order(a, a0), a1);
+        b = take4_in_order(take4_in_order(b, b0), b1);
+    }
+#endif
+    for (; i + step < end; i += 2 * step, index += 2 * apart) {
         a = take4_in_order(a, REDUCE_READ(0));
         b = take4_in_order(b, REDUCE_READ(1));
     }

@@ -355,6 +355,8 @@ bool has_builtin(Op op, DataType accumulator) {
 unsigned loads_per_accumulator(DataType input, DataType accumulator, Op op, Reads reads,
                                bool mapped) {
     const auto& in = info(input);
+    if (pairs_rank_as_keys(op, input, accumulator, mapped, reads))
+        return 2; // argmin's and argmax's leads of 32 bits
     if (!combines_before_map(in, reads, mapped) || in.size != 1)
         return 1;
     const auto* combined = combined_type(in, info(accumulator), info(op), reads, mapped);

@@ -7,10 +7,12 @@
 #include "clreduce/input.hpp"
 #include "clreduce/stream.hpp"
 #include "detail/measure.hpp"
+#include "detail/plan.hpp"
 #include "detail/reference.hpp"
 #include "detail/source.hpp"
 #include "device_targets.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -59,11 +61,19 @@ HostValues identity_values(DataType type, Op op, std::uint64_t length) {
     });
 }
 
-/// `length` losers (argmax's 0, argmin's 1) but one winner at `place`, the only extreme.
-HostValues lone_winner(DataType type, Op op, std::uint64_t length, std::uint64_t place) {
+/// `length` losers (argmax's 0, argmin's 1) but winners at `places`, the extremes.
+HostValues winners_at(DataType type, Op op, std::uint64_t length,
+                      const std::vector<std::uint64_t>& places) {
     const double winner = op == Op::argmax ? 1 : 0;
-    return values_of(type, length,
-                     [&](std::uint64_t i) { return i == place ? winner : 1 - winner; });
+    return values_of(type, length, [&](std::uint64_t i) {
+        const bool wins = std::find(places.begin(), places.end(), i) != places.end();
+        return wins ? winner : 1 - winner;
+    });
+}
+
+/// `length` losers but one winner at `place`, the only extreme.
+HostValues lone_winner(DataType type, Op op, std::uint64_t length, std::uint64_t place) {
+    return winners_at(type, op, length, {place});
 }
 
 /// The device's result equals the host reference's, value and index.
@@ -306,6 +316,48 @@ TEST_CASE("argmin and argmax find a lone extreme in every lane and word of a loa
                 CHECK(device.index == static_cast<std::int64_t>(place));
                 check_same(device, host_reduce(recipe.op, values, length));
             }
+        }
+    }
+}
+
+TEST_CASE("argmin and argmax keep the first of equal extremes in a work-item's loads",
+          "[device][argops]") {
+    // Each of the first pass's two accumulators may take two loads a turn
+    // (REDUCE_LOADS_PER_ACCUMULATOR), and must compare them in index order: equal winners in
+    // the first work-item's vectors `first` to 11, all in one lane (a lane keeps a lead of its
+    // own), and only the one in `first` is right. Its vectors follow on in the contiguous
+    // (CPU) layout and lie `items` vectors apart in the strided (GPU) one; each layout has an
+    // input of its own. Either accumulator comparing its two loads in turn the wrong way
+    // round fails it.
+    for (const auto& combination : every_op_and_type()) {
+        const auto& recipe = combination.recipe;
+        if (!info(recipe.op).indexed || recipe.finish != Finish::passes)
+            continue;
+        DYNAMIC_SECTION(combination.name()) {
+            const auto& target = *combination.target;
+            const auto reducer = make_reducer(target, recipe);
+            REQUIRE(reducer);
+            const std::uint64_t per_load = info(recipe.type).values_per_load();
+            const auto& shape = reducer->shape();
+            const std::uint64_t length =
+                12 * per_load * shape.max_work_groups * shape.work_group_size + 3;
+            const auto pass = reducer->plan(length).front();
+            const std::uint64_t items = std::uint64_t{pass.work_groups} * pass.work_group_size;
+            for (const std::uint64_t apart : {std::uint64_t{1}, items})
+                for (std::uint64_t first = 0; first < 12; ++first) {
+                    const auto place = [&](std::uint64_t vector) {
+                        return vector * apart * per_load + first % per_load;
+                    };
+                    std::vector<std::uint64_t> winners;
+                    for (std::uint64_t vector = first; vector < 12; ++vector)
+                        winners.push_back(place(vector));
+                    INFO("vectors " << apart << " apart, winners from vector " << first);
+                    const auto input =
+                        upload(target.queue, winners_at(recipe.type, recipe.op, length, winners));
+                    const auto device =
+                        reducer->reduce_timed(target.queue.queue, {{input, length, 0}});
+                    CHECK(device.index == static_cast<std::int64_t>(place(first)));
+                }
         }
     }
 }

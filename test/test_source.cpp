@@ -98,7 +98,7 @@ TEST_CASE("the built-in ops broadcast with a vector literal, argmin and argmax f
           "-D REDUCE_INDEXED -D REDUCE_INDEXING -D REDUCE_INPUT=half -D REDUCE_VALUE=float -D "
           "REDUCE_VALUE4=float4 "
           "-D REDUCE_VALUEN=float8 -D REDUCE_VALUES_PER_LOAD=8 -D REDUCE_ACCUM=float -D "
-          "REDUCE_ACCUM4=float4");
+          "REDUCE_ACCUM4=float4 -D REDUCE_LOADS_PER_ACCUMULATOR=2");
     CHECK(type_options(DataType::int32, DataType::int32, Op::max, Reads::partials) ==
           "-D REDUCE_INPUT=int -D REDUCE_VALUE=int -D REDUCE_VALUE4=int4 -D REDUCE_VALUEN=int4 "
           "-D REDUCE_VALUES_PER_LOAD=4 -D REDUCE_ACCUM=int -D REDUCE_ACCUM4=int4");
@@ -190,14 +190,14 @@ TEST_CASE(
     const std::string signed_bytes = " -D REDUCE_SUM_BYTES -D REDUCE_SIGNED_BYTES";
     const std::string in_values = " -D REDUCE_COMBINE_VALUES";
     const std::string in_int = " -D REDUCE_COMBINE_VALUES -D REDUCE_COMBINED=int";
-    const std::string eight_loads = " -D REDUCE_LOADS_PER_ACCUMULATOR=2";
-    const std::string bytes_in_int = in_int + eight_loads;
+    const std::string two_loads = " -D REDUCE_LOADS_PER_ACCUMULATOR=2";
+    const std::string bytes_in_int = in_int + two_loads;
     const std::string fold_signed_bytes =
         in_int + " -D REDUCE_SIGNED_BYTES -D REDUCE_FOLD_COMBINED";
     const std::string fold_bytes =
         " -D REDUCE_COMBINE_VALUES -D REDUCE_COMBINED=uint -D REDUCE_FOLD_COMBINED";
-    const std::string any_bytes = " -D REDUCE_TEST_BYTES" + eight_loads;
-    const std::string all_bytes = " -D REDUCE_TEST_BYTES -D REDUCE_TEST_ALL" + eight_loads;
+    const std::string any_bytes = " -D REDUCE_TEST_BYTES" + two_loads;
+    const std::string all_bytes = " -D REDUCE_TEST_BYTES -D REDUCE_TEST_ALL" + two_loads;
     const Case cases[] = {
         {T::int8, T::int64, Op::sum, values, false, signed_bytes.c_str()},
         {T::int8, T::int32, Op::sum, values, false, signed_bytes.c_str()},
@@ -227,18 +227,23 @@ TEST_CASE(
         {T::int8, T::uint32, Op::any, values, false, any_bytes.c_str()},
         {T::boolean, T::uint32, Op::all, values, false, all_bytes.c_str()},
         {T::int16, T::uint32, Op::any, values, false, ""},
-        // argmin's and argmax's leads in 32 bits, 1-byte values' a word at a time.
-        {T::int16, T::int64, Op::argmax, values, false, " -D REDUCE_LEAD=int"},
-        {T::uint16, T::uint64, Op::argmin, values, false, " -D REDUCE_LEAD=uint"},
+        // argmin's and argmax's leads in 32 bits, 1-byte values' a word at a time, each of
+        // the two accumulators taking two loads a turn; 64-bit leads take one.
+        {T::int16, T::int64, Op::argmax, values, false,
+         " -D REDUCE_LEAD=int -D REDUCE_LOADS_PER_ACCUMULATOR=2"},
+        {T::uint16, T::uint64, Op::argmin, values, false,
+         " -D REDUCE_LEAD=uint -D REDUCE_LOADS_PER_ACCUMULATOR=2"},
         {T::uint8, T::uint64, Op::argmax, values, false,
-         " -D REDUCE_LEAD=uint -D REDUCE_LEAD_WORDS"},
+         " -D REDUCE_LEAD=uint -D REDUCE_LEAD_WORDS -D REDUCE_LOADS_PER_ACCUMULATOR=2"},
         {T::int8, T::int64, Op::argmin, values, false,
-         " -D REDUCE_LEAD=int -D REDUCE_LEAD_WORDS -D REDUCE_SIGNED_BYTES"},
+         " -D REDUCE_LEAD=int -D REDUCE_LEAD_WORDS -D REDUCE_SIGNED_BYTES -D "
+         "REDUCE_LOADS_PER_ACCUMULATOR=2"},
         {T::boolean, T::uint64, Op::argmax, values, false,
-         " -D REDUCE_LEAD=uint -D REDUCE_LEAD_WORDS -D REDUCE_BOOL_LEADS"},
+         " -D REDUCE_LEAD=uint -D REDUCE_LEAD_WORDS -D REDUCE_BOOL_LEADS -D "
+         "REDUCE_LOADS_PER_ACCUMULATOR=2"},
         {T::int8, T::int64, Op::argmax, values, true, ""},
         {T::int8, T::int64, Op::argmax, Reads::partials, false, ""},
-        {T::int32, T::int32, Op::argmax, values, false, ""},
+        {T::int32, T::int32, Op::argmax, values, false, two_loads.c_str()},
         {T::int64, T::int64, Op::argmin, values, false, ""},
         {T::float16, T::float32, Op::max, values, false, ""},
         {T::int32, T::int32, Op::max, values, false, ""},

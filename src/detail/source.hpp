@@ -83,12 +83,14 @@ std::string type_options(DataType input, DataType accumulator, Op op = Op::sum,
 /// of bytes, a lead a word (REDUCE_LEAD_WORDS; type_options()).
 bool picks_bytes_in_words(DataType input, Op op, Reads reads = Reads::values, bool mapped = false);
 
-/// How many loads each of reduce.cl's four accumulators takes an iteration of its fold
+/// How many loads each of reduce.cl's accumulators takes an iteration of its fold
 /// (REDUCE_LOADS_PER_ACCUMULATOR, in type_options()): 2, eight loads of 16 bytes in flight, for
 /// the any and all of bytes and the product of int8 values multiplied in 32 bits, which ran at
 /// 89 to 92% and 84% of the plain stream read on an H100 with 1 and at 95 to 96% and 93% with
-/// 2; 1 elsewhere, where 2 measured no faster (1-byte sums, min and max), slower (unsigned
-/// products of bytes) or was not measured (docs/ops-and-types.md).
+/// 2; 2 for argmin's and argmax's two accumulators of 32-bit leads (pairs_rank_as_keys()),
+/// four loads in flight, which took 3 to 10% less time at 2^28 on an H200; 1 elsewhere, where 2
+/// measured no faster (1-byte sums, min and max; 64-bit leads), slower (unsigned products of
+/// bytes) or was not measured (docs/ops-and-types.md).
 unsigned loads_per_accumulator(DataType input, DataType accumulator, Op op,
                                Reads reads = Reads::values, bool mapped = false);
 
