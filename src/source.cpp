@@ -113,11 +113,14 @@ bool tests_all_bytes(Op op) {
 /// 2^28 on an H100 with the lanes widened to 64 bits a load, 94 to 96 so;
 /// docs/ops-and-types.md), else the values' own type. int for an integer product of signed
 /// values, in which a lane's 4 int8 or 2 int16 values multiply exactly (at most 2^28 and
-/// 2^30 in magnitude), and the integer accumulator's product of that wraps around as the
-/// values' one by one does. A signed value widened to 64 bits makes each of its products a
-/// full 64-bit multiplication (the int8 product took 157 us on an H100 at 2^28, 107 so); an
-/// unsigned one's zero upper half makes them cheap, and the uint8 product, combined in a
-/// uint, ran 2% slower (docs/ops-and-types.md).
+/// 2^30 in magnitude), uint for unsigned ones (below 2^32), and the integer accumulator's
+/// product of that wraps around as the values' one by one does; where a uint would not
+/// convert to the accumulator exactly or modulo its range (a signed 32-bit accumulator), the
+/// values widen one by one. A signed value widened to 64 bits makes each of its products a
+/// full 64-bit multiplication (the int8 product took 157 us on an H100 at 2^28, 107 so). An
+/// unsigned one's zero upper half makes them cheaper, but not enough on an H200: the uint8
+/// product of 2^28 values took 80.6 to 81.1 us so, 67.9 to 68.3 combined in a uint (the H100
+/// had measured it 2% slower; docs/ops-and-types.md).
 const TypeInfo* combined_type(const TypeInfo& input, const TypeInfo& accumulator, const OpInfo& op,
                               Reads reads, bool mapped) {
     if (!combines_before_map(input, reads, mapped) || tests_bytes(input, op.op))
@@ -126,8 +129,9 @@ const TypeInfo* combined_type(const TypeInfo& input, const TypeInfo& accumulator
         return &info(is_signed(input) ? DataType::int32 : DataType::uint32);
     if (picks_an_operand(op))
         return &input;
-    if (op.op == Op::prod && !accumulator.floating() && is_signed(input))
-        return &info(DataType::int32);
+    const bool converts = is_signed(input) || !is_signed(accumulator) || accumulator.size == 8;
+    if (op.op == Op::prod && !accumulator.floating() && converts)
+        return &info(is_signed(input) ? DataType::int32 : DataType::uint32);
     return nullptr;
 }
 
@@ -360,7 +364,7 @@ unsigned loads_per_accumulator(DataType input, DataType accumulator, Op op, Read
     if (!combines_before_map(in, reads, mapped) || in.size != 1)
         return 1;
     const auto* combined = combined_type(in, info(accumulator), info(op), reads, mapped);
-    const bool product_in_int = op == Op::prod && combined && combined != &in;
+    const bool product_in_int = op == Op::prod && combined && is_signed(in);
     return tests_bytes(in, op) || product_in_int ? 2 : 1;
 }
 

@@ -172,11 +172,10 @@ TEST_CASE("values are loaded by their row and mapped to the accumulator", "[sour
           "REDUCE_ACCUM4=float4");
 }
 
-TEST_CASE(
-    "narrow integers' loads combine before their map: sums, any and all of bytes in words, "
-    "min and max in the values' type (of bytes: folded in 32-bit lanes), signed products in 32 "
-    "bits, unless a map changes each value",
-    "[source]") {
+TEST_CASE("narrow integers' loads combine before their map: sums, any and all of bytes in words, "
+          "min and max in the values' type (of bytes: folded in 32-bit lanes), products in 32 "
+          "bits, unless a map changes each value",
+          "[source]") {
     using T = DataType;
     struct Case {
         DataType type, accumulator;
@@ -190,6 +189,7 @@ TEST_CASE(
     const std::string signed_bytes = " -D REDUCE_SUM_BYTES -D REDUCE_SIGNED_BYTES";
     const std::string in_values = " -D REDUCE_COMBINE_VALUES";
     const std::string in_int = " -D REDUCE_COMBINE_VALUES -D REDUCE_COMBINED=int";
+    const std::string in_uint = " -D REDUCE_COMBINE_VALUES -D REDUCE_COMBINED=uint";
     const std::string two_loads = " -D REDUCE_LOADS_PER_ACCUMULATOR=2";
     const std::string bytes_in_int = in_int + two_loads;
     const std::string fold_signed_bytes =
@@ -214,7 +214,11 @@ TEST_CASE(
         {T::int16, T::int64, Op::prod, values, false, in_int.c_str()},
         {T::int8, T::int64, Op::prod, values, false, bytes_in_int.c_str()},
         {T::int8, T::uint32, Op::prod, values, false, bytes_in_int.c_str()},
-        {T::uint8, T::uint64, Op::prod, values, false, ""},
+        {T::uint8, T::uint64, Op::prod, values, false, in_uint.c_str()},
+        {T::uint16, T::uint32, Op::prod, values, false, in_uint.c_str()},
+        {T::uint8, T::int64, Op::prod, values, false, in_uint.c_str()},
+        // A uint's product does not convert to an int32 modulo its range.
+        {T::uint8, T::int32, Op::prod, values, false, ""},
         // Bools are 0 or 1: their product and min are their all, their max their any, tested a
         // word at a time.
         {T::boolean, T::uint64, Op::prod, values, false, all_bytes.c_str()},
