@@ -361,9 +361,11 @@ unsigned loads_per_accumulator(DataType input, DataType accumulator, Op op, Read
     const auto& in = info(input);
     if (pairs_rank_as_keys(op, input, accumulator, mapped, reads))
         return 2; // argmin's and argmax's leads of 32 bits
-    if (!combines_before_map(in, reads, mapped) || in.size != 1)
+    if (!combines_before_map(in, reads, mapped))
         return 1;
     const auto* combined = combined_type(in, info(accumulator), info(op), reads, mapped);
+    if (in.size == 2)
+        return combined == &in ? 2 : 1; // min and max of 2-byte integers, in their own type
     const bool product_in_int = op == Op::prod && combined && is_signed(in);
     return tests_bytes(in, op) || product_in_int ? 2 : 1;
 }

@@ -187,7 +187,8 @@ TEST_CASE("narrow integers' loads combine before their map: sums, any and all of
     const auto values = Reads::values;
     const std::string bytes = " -D REDUCE_SUM_BYTES";
     const std::string signed_bytes = " -D REDUCE_SUM_BYTES -D REDUCE_SIGNED_BYTES";
-    const std::string in_values = " -D REDUCE_COMBINE_VALUES";
+    const std::string in_values_two_loads =
+        " -D REDUCE_COMBINE_VALUES -D REDUCE_LOADS_PER_ACCUMULATOR=2";
     const std::string in_int = " -D REDUCE_COMBINE_VALUES -D REDUCE_COMBINED=int";
     const std::string in_uint = " -D REDUCE_COMBINE_VALUES -D REDUCE_COMBINED=uint";
     const std::string two_loads = " -D REDUCE_LOADS_PER_ACCUMULATOR=2";
@@ -208,8 +209,8 @@ TEST_CASE("narrow integers' loads combine before their map: sums, any and all of
         {T::int64, T::int64, Op::sum, Reads::partials, false, ""},
         {T::int8, T::int64, Op::max, values, false, fold_signed_bytes.c_str()},
         {T::uint8, T::uint64, Op::nanmin, values, false, fold_bytes.c_str()},
-        {T::int16, T::int64, Op::max, values, false, in_values.c_str()},
-        {T::uint16, T::uint64, Op::nanmin, values, false, in_values.c_str()},
+        {T::int16, T::int64, Op::max, values, false, in_values_two_loads.c_str()},
+        {T::uint16, T::uint64, Op::nanmin, values, false, in_values_two_loads.c_str()},
         {T::int16, T::int64, Op::min, values, true, ""},
         {T::int16, T::int64, Op::prod, values, false, in_int.c_str()},
         {T::int8, T::int64, Op::prod, values, false, bytes_in_int.c_str()},

@@ -84,14 +84,19 @@ std::string type_options(DataType input, DataType accumulator, Op op = Op::sum,
 bool picks_bytes_in_words(DataType input, Op op, Reads reads = Reads::values, bool mapped = false);
 
 /// How many loads each of reduce.cl's accumulators takes an iteration of its fold
-/// (REDUCE_LOADS_PER_ACCUMULATOR, in type_options()): 2, eight loads of 16 bytes in flight, for
-/// the any and all of bytes and the product of int8 values multiplied in 32 bits, which ran at
-/// 89 to 92% and 84% of the plain stream read on an H100 with 1 and at 95 to 96% and 93% with
-/// 2; 2 for argmin's and argmax's two accumulators of 32-bit leads (pairs_rank_as_keys()),
-/// four loads in flight, which took 3 to 10% less time at 2^28 on an H200; 1 elsewhere, where 2
-/// measured no faster (1-byte sums, min and max; 64-bit leads), slower (unsigned products of
-/// bytes, also where they multiply in a uint: the uint8 product of 2^24 took 12.8 to 12.9 us on
-/// an H200 with 2, 12.0 to 12.5 with 1) or was not measured (docs/ops-and-types.md).
+/// (REDUCE_LOADS_PER_ACCUMULATOR, in type_options()). 2 for:
+/// - the any and all of bytes and the product of int8 values multiplied in 32 bits: eight
+///   loads of 16 bytes in flight, at 95 to 96% and 93% of the plain stream read on an H100,
+///   89 to 92% and 84% with 1;
+/// - argmin's and argmax's two accumulators of 32-bit leads (pairs_rank_as_keys()): four in
+///   flight, 3 to 10% less time at 2^28 on an H200;
+/// - min and max of 2-byte integers, which pick a load's extremes in the values' type: the
+///   int16 max of 2^28 took 126.8 to 126.9 us on an H200 so, 130.0 to 131.3 with 1, uint16's
+///   1 to 2% less (float16's and bfloat16's, under 1% less, are not taken).
+/// 1 elsewhere, where 2 measured no faster (1-byte sums, min and max; 64-bit leads), slower
+/// (unsigned products of bytes, also where they multiply in a uint: the uint8 product of 2^24
+/// took 12.8 to 12.9 us on an H200 with 2, 12.0 to 12.5 with 1) or was not measured
+/// (docs/ops-and-types.md).
 unsigned loads_per_accumulator(DataType input, DataType accumulator, Op op,
                                Reads reads = Reads::values, bool mapped = false);
 
