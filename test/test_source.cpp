@@ -187,11 +187,10 @@ TEST_CASE("narrow integers' loads combine before their map: sums, any and all of
     const auto values = Reads::values;
     const std::string bytes = " -D REDUCE_SUM_BYTES";
     const std::string signed_bytes = " -D REDUCE_SUM_BYTES -D REDUCE_SIGNED_BYTES";
-    const std::string in_values_two_loads =
-        " -D REDUCE_COMBINE_VALUES -D REDUCE_LOADS_PER_ACCUMULATOR=2";
+    const std::string two_loads = " -D REDUCE_LOADS_PER_ACCUMULATOR=2";
+    const std::string in_values_two_loads = " -D REDUCE_COMBINE_VALUES" + two_loads;
     const std::string in_int = " -D REDUCE_COMBINE_VALUES -D REDUCE_COMBINED=int";
     const std::string in_uint = " -D REDUCE_COMBINE_VALUES -D REDUCE_COMBINED=uint";
-    const std::string two_loads = " -D REDUCE_LOADS_PER_ACCUMULATOR=2";
     const std::string bytes_in_int = in_int + two_loads;
     const std::string fold_signed_bytes =
         in_int + " -D REDUCE_SIGNED_BYTES -D REDUCE_FOLD_COMBINED";
