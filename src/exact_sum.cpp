@@ -110,18 +110,26 @@ ExactSum::ExactSum(const cl::Context& context, const cl::Device& device, DataTyp
     work_group_size_ = settle_work_group_size(work_group_size, device, partials_);
     fixed_work_group_size_ = work_group_size != 0;
     work_groups_ = report.compute_units * work_groups_per_compute_unit(type);
+    one_work_item_a_group_ = reads_contiguous_runs(report);
     clear_sums();
 } catch (const cl::Error& error) {
     throw Error(error);
 }
 
 std::size_t ExactSum::work_group_size_for(std::uint64_t length) const {
-    // A work-group folds its work-items' expansions in log2(size) steps, a fixed cost that a
-    // short piece feels. Its launch takes smaller work-groups, as long as each work-item still
-    // gets few values: on the H100, 64 work-items a work-group took 2 us off the float sums of
-    // 2^10 and 2^16 values, 128 off those of 2^20 (docs/exact-sums.md).
     if (fixed_work_group_size_)
         return work_group_size_;
+    // A CPU runs a work-group's work-items one after another on one core; each pays for its
+    // own chain starts, deposits and step of the fold, and none reads faster for the others.
+    // A work-item a work-group reads the group's whole share as one run: on the 16-core PoCL,
+    // 2^20 doubles took 59 us so against 256 in work-groups of 256 (the plain sum 41), 2^24
+    // floats 292 against 481 (270; docs/exact-sums.md).
+    if (one_work_item_a_group_)
+        return 1;
+    // On a GPU, a work-group folds its work-items' expansions in log2(size) steps, a fixed
+    // cost that a short piece feels. Its launch takes smaller work-groups, as long as each
+    // work-item still gets few values: on the H100, 64 work-items a work-group took 2 us off
+    // the float sums of 2^10 and 2^16 values, 128 off those of 2^20 (docs/exact-sums.md).
     std::size_t size = std::min(smallest_work_group_size, work_group_size_);
     while (size < work_group_size_ && length > short_values_per_work_item * size * work_groups_)
         size = std::min(2 * size, work_group_size_);

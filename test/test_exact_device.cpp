@@ -7,6 +7,7 @@
 #include "catch_compat.hpp"
 #include "clreduce/errors.hpp"
 #include "clreduce/exact.hpp"
+#include "detail/capabilities.hpp"
 #include "detail/source.hpp"
 #include "device_targets.hpp"
 
@@ -68,13 +69,19 @@ void check_exact_sums(const DeviceUnderTest& target, DataType type, int scale = 
     const HostValues held = values;
     const ValuesView view(held);
     const auto buffer = upload(target.queue, held);
-    ExactSum exact_sum(target.queue.context, target.queue.device, type);
-    for (const auto& [first, count] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
-             {0, 1}, {1, 2}, {3, 255}, {5, 257}, {0, 300007}, {7, 300000}}) {
-        INFO(name_of(type) << " values " << first << " to " << first + count);
-        CHECK(same_bits(exact_sum.reduce(queue, buffer, first, count),
-                        exact_host_sum(view.part(first, count))));
+    // The device's own launch (on a CPU, a work-item a work-group), and a GPU's, whose
+    // work-items fold their expansions.
+    for (const std::size_t work_group_size : {0, 256}) {
+        ExactSum sized(target.queue.context, target.queue.device, type, work_group_size);
+        for (const auto& [first, count] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
+                 {0, 1}, {1, 2}, {3, 255}, {5, 257}, {0, 300007}, {7, 300000}}) {
+            INFO(name_of(type) << " values " << first << " to " << first + count
+                               << ", work-group size " << work_group_size);
+            CHECK(same_bits(sized.reduce(queue, buffer, first, count),
+                            exact_host_sum(view.part(first, count))));
+        }
     }
+    ExactSum exact_sum(target.queue.context, target.queue.device, type);
     // Three pieces of one buffer, and the rows of two halves, give the whole's bits.
     const auto whole = exact_sum.accumulate(queue, {{buffer, 300007, 0}});
     const auto pieces = exact_sum.accumulate(
@@ -352,15 +359,18 @@ TEST_CASE("an exact sum of integers is refused", "[api][exact]") {
     }
 }
 
-TEST_CASE("a short piece takes a smaller work-group unless a size was asked for", "[api][exact]") {
+TEST_CASE("a short piece takes a smaller work-group, and a CPU one work-item, unless a size was "
+          "asked for",
+          "[api][exact]") {
     for (auto& target : devices_under_test()) {
         INFO("device " << target.report.name);
         if (!exact_sum_runs(target))
             continue;
         const ExactSum chosen(target.queue.context, target.queue.device, DataType::float32);
         const auto largest = chosen.work_group_size();
-        CHECK(chosen.work_group_size_for(1) == std::min<std::size_t>(64, largest));
-        CHECK(chosen.work_group_size_for(std::uint64_t{1} << 40) == largest);
+        const bool cpu = reads_contiguous_runs(target.report);
+        CHECK(chosen.work_group_size_for(1) == (cpu ? 1 : std::min<std::size_t>(64, largest)));
+        CHECK(chosen.work_group_size_for(std::uint64_t{1} << 40) == (cpu ? 1 : largest));
         const ExactSum asked(target.queue.context, target.queue.device, DataType::float32, 32);
         CHECK(asked.work_group_size_for(1) == 32);
         CHECK(asked.work_group_size_for(std::uint64_t{1} << 40) == 32);

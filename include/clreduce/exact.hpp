@@ -122,7 +122,8 @@ public:
     /// kernel's largest.
     std::size_t work_group_size() const { return work_group_size_; }
     /// The work-group size of the launch over a piece of `length` values: the one asked for,
-    /// else work_group_size() or, for a short piece, a smaller one (64 at least).
+    /// else 1 on a CPU, else work_group_size() or, for a short piece, a smaller one (64 at
+    /// least).
     std::size_t work_group_size_for(std::uint64_t length) const;
     /// The work-groups of the launch over a piece of `length` values: a few per compute unit,
     /// fewer for a short piece.
@@ -217,6 +218,7 @@ private:
     std::size_t work_group_size_ = 0;
     bool fixed_work_group_size_ = false; // asked for: every launch takes it
     std::size_t work_groups_ = 0;        // of the launch over a long piece
+    bool one_work_item_a_group_ = false; // a CPU's launch over a piece (work_group_size_for())
     std::string build_options_;
     cl::Kernel partials_;
     cl::Kernel runs_;

@@ -238,15 +238,15 @@ def run(clreduce, arguments, environment=None):
 def layouts(length, strided):
     """The options of each layout to run, and the environment it needs. `strided` is a folder
     whose exact_sum.cl reads as on GPUs (strided across the launch, in chains), or None."""
-    yield ["-t", "cpu"], {}
-    yield ["-t", "cpu", "-w", "1"], {}
+    yield ["-t", "cpu"], {}  # a work-item a work-group, as -w 1
+    yield ["-t", "cpu", "-w", "256"], {}  # a GPU's default
     yield ["-t", "cpu", "-w", "64"], {}
     yield ["-t", "cpu", "--max-buffer", str(max(1, length // 3))], {}
     yield ["-t", "cpu", "--host-input", "--chunk", str(length // 5 + 1)], {}
     yield ["-t", "cpu", "-d", "0,1"], {"POCL_DEVICES": "pthread pthread"}
     if strided:
-        yield ["-t", "cpu", "--kernels", strided], {}
-        yield ["-t", "cpu", "-w", "1", "--kernels", strided], {}
+        yield ["-t", "cpu", "-w", "256", "--kernels", strided], {}
+        yield ["-t", "cpu", "--kernels", strided], {}  # a work-item a work-group: long chains
 
 
 def check(clreduce, work_dir, strided):
