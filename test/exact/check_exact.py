@@ -185,9 +185,11 @@ def bound_edge_case():
     bound of the chain before it: a block of ones sets the chain's bound to 8, and the next
     block holds 2^70, which a chain bounded by 8 would take with the ones of its lane rounded
     away (Fast2Sum needs the high sum the larger). The block after it cancels 2^70. The three
-    blocks repeat, so that each work-item of -w 1 starts its run with them."""
+    blocks repeat, so that each work-item of -w 1 starts its run with them. The second input
+    has -2^70 first, which only its magnitude puts past the bound."""
     pattern = [1.0] * 256 + [2.0**70] + [1.0] * 255 + [-2.0**70] + [1.0] * 255
-    return [("bound-edge", pattern * 32)]
+    negated = [1.0] * 256 + [-2.0**70] + [1.0] * 255 + [2.0**70] + [1.0] * 255
+    return [("bound-edge", pattern * 32), ("negative-bound-edge", negated * 32)]
 
 
 def float_chain_edge_case():
