@@ -295,6 +295,22 @@ fold4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
 
 #endif
 
+#if defined(REDUCE_PREFETCH_BYTES)
+// On PoCL's CPU devices (-D REDUCE_PREFETCH_BYTES) each iteration asks for the lines of its run
+// that lie that many bytes ahead: with the hardware's prefetcher alone a core's run waited on
+// memory, and the float sum of 2^28 values took 12.2 ms on the 16-core PoCL, 10.0 so
+// (docs/design.md, "Prefetching a CPU's run"). `v` is the iteration's first vector; on CPUs
+// its 4 * REDUCE_LOADS_PER_ACCUMULATOR vectors follow one another.
+void prefetch_ahead(global const input_t* in, ulong v) {
+    global const char* ahead =
+        (global const char*)(in + REDUCE_VALUES_PER_LOAD * v) + REDUCE_PREFETCH_BYTES;
+    for (uint line = 0; line < 4 * REDUCE_LOADS_PER_ACCUMULATOR * sizeof(valuen_t); line += 64)
+        __builtin_prefetch(ahead + line, 0, 3);
+}
+#else
+#define prefetch_ahead(in, v)
+#endif
+
 // One accumulator's loads of an iteration, vectors v, v + step, ..., combined lane by lane.
 fold4_t read_run(global const input_t* in, ulong v, ulong step, ulong first, ulong start) {
     fold4_t run = read4(in, v, first, start);
@@ -313,6 +329,7 @@ accum_t fold_vectors(global const input_t* in, ulong first, ulong start, ulong f
     const ulong run = REDUCE_LOADS_PER_ACCUMULATOR * step;
     ulong i = begin;
     for (; i + 4 * run - step < end; i += 4 * run) {
+        prefetch_ahead(in, first_vector + i);
         a = fold_op4(a, read_run(in, first_vector + i, step, first, start));
         b = fold_op4(b, read_run(in, first_vector + i + run, step, first, start));
         c = fold_op4(c, read_run(in, first_vector + i + 2 * run, step, first, start));

@@ -47,6 +47,12 @@ std::size_t work_groups_per_compute_unit(DataType type) {
     return type == DataType::float64 ? 2 : 4;
 }
 
+// How far ahead a CPU's blocks prefetch, in bytes (two blocks of doubles, four of floats): on
+// the 16-core PoCL the exact double sum of 2^27 took 11775 us so against 14036, the float sum
+// of 2^28 9504 against 14324 (medians of three rounds; docs/exact-sums.md, "Prefetching the
+// blocks").
+constexpr int exact_prefetch_bytes = 4096;
+
 std::string exact_build_options(DataType type, const DeviceReport& report) {
     // float16 and bfloat16 load as floats (VALUE_IS_FLOAT), each its own way.
     return "-D VALUE=" + std::string(info(type).cl_storage) +
@@ -55,7 +61,9 @@ std::string exact_build_options(DataType type, const DeviceReport& report) {
            (std::string_view(info(type).cl_value) == "float" ? " -D VALUE_IS_FLOAT" : "") +
            (type == DataType::float16 ? " -D VALUE_IS_HALF" : "") +
            (type == DataType::bfloat16 ? " -D VALUE_IS_BFLOAT16" : "") +
-           (reads_contiguous_runs(report) ? " -D CONTIGUOUS" : "");
+           (reads_contiguous_runs(report) ? " -D CONTIGUOUS" : "") +
+           (prefetches_runs(report) ? " -D PREFETCH_BYTES=" + std::to_string(exact_prefetch_bytes)
+                                    : "");
 }
 
 /// The work-group size to run: `requested`, or the default, within what the kernel takes; a

@@ -118,6 +118,23 @@ TEST_CASE("CPU devices give each work-item a contiguous run", "[capabilities]") 
     CHECK(beyond_type(build_options(gpu, Path::tree)).empty());
 }
 
+TEST_CASE("PoCL's CPU devices prefetch their runs; other CPU devices and GPUs do not",
+          "[capabilities]") {
+    auto pocl = plain_opencl_3();
+    pocl.type = CL_DEVICE_TYPE_CPU;
+    pocl.version_text = "OpenCL 3.0 PoCL HSTR: pthread-x86_64-pc-linux-gnu-haswell";
+    CHECK(prefetches_runs(pocl));
+    CHECK(beyond_type(build_options(pocl, Path::tree)) ==
+          "-D REDUCE_CONTIGUOUS -D REDUCE_PREFETCH_BYTES=2048");
+    auto oclgrind = pocl; // a CPU device whose compiler has no prefetch
+    oclgrind.version_text = "OpenCL 1.2 Oclgrind 21.10";
+    CHECK_FALSE(prefetches_runs(oclgrind));
+    CHECK(beyond_type(build_options(oclgrind, Path::tree)) == "-D REDUCE_CONTIGUOUS");
+    auto pocl_gpu = pocl; // PoCL's GPU drivers read strided, and prefetch nothing
+    pocl_gpu.type = CL_DEVICE_TYPE_GPU;
+    CHECK_FALSE(prefetches_runs(pocl_gpu));
+}
+
 TEST_CASE("NVIDIA's compiler is given the registers the launch leaves a work-item, but for the "
           "folds that pick bytes out of words",
           "[capabilities]") {

@@ -348,6 +348,18 @@ TEST_CASE("values close in magnitude, in long runs a work-item, sum to the host'
     }
 }
 
+TEST_CASE("the exact kernel prefetches a CPU's blocks where the device is PoCL's", "[api][exact]") {
+    for (auto& target : devices_under_test()) {
+        INFO("device " << target.report.name);
+        if (!exact_sum_runs(target))
+            continue;
+        const ExactSum exact_sum(target.queue.context, target.queue.device, DataType::float64);
+        const bool prefetches =
+            exact_sum.build_options().find("-D PREFETCH_BYTES=4096") != std::string::npos;
+        CHECK(prefetches == prefetches_runs(target.report));
+    }
+}
+
 TEST_CASE("an exact sum of integers is refused", "[api][exact]") {
     for (auto& target : devices_under_test()) {
         try {

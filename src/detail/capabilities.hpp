@@ -91,11 +91,17 @@ void require_type_support(const DeviceReport& report, DataType type);
 /// the launch: on CPUs.
 bool reads_contiguous_runs(const DeviceReport& report);
 
+/// Whether the kernels may ask the compiler to prefetch the run ahead (__builtin_prefetch):
+/// on PoCL's CPU devices, which make it the CPU's prefetch instruction. Oclgrind, a CPU device
+/// too, has no such intrinsic and fails the build.
+bool prefetches_runs(const DeviceReport& report);
+
 /// The one place that maps the device, path, finish and types to compiler flags: the types
 /// (type_options() of `type` and `accumulator`, by default `type` itself, for `op` reading
 /// `reads`, the values `mapped` by the user's map or not), the -cl-std the
 /// built-ins and atomics need, the -D that selects the kernel's work-group step, on CPUs the -D
-/// that gives each work-item a contiguous run of the input, for the last-group finish the -D
+/// that gives each work-item a contiguous run of the input (and where prefetches_runs() the
+/// -D that prefetches it), for the last-group finish the -D
 /// that orders its atomics, and on NVIDIA's compiler the registers a work-item may take.
 std::string build_options(const DeviceReport& report, Path path, Finish finish = Finish::passes,
                           DataType type = DataType::int32,
