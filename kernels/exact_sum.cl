@@ -407,7 +407,8 @@ inline bool sums_exactly(uint largest, uint smallest_less_one, ulong values_a_la
 // On PoCL's CPU devices (-D PREFETCH_BYTES) a block's loop asks for the lines that lie that
 // many bytes ahead of the ones it reads: with the hardware's prefetcher alone a core's run
 // waited on memory, and 2^27 doubles took 14.0 ms on the 16-core PoCL, 11.8 so; 2^28 floats
-// 14.3 and 9.5 (docs/exact-sums.md, "Prefetching the blocks").
+// 14.3 and 9.5 (docs/exact-sums.md, "Prefetching the blocks"). A prefetch is a hint that never
+// faults, so the lines past the buffer's end need no test.
 inline void prefetch_ahead(global const VALUE* at, uint bytes) {
     for (uint line = 0; line < bytes; line += 64)
         __builtin_prefetch((global const char*)at + PREFETCH_BYTES + line, 0, 3);

@@ -300,7 +300,8 @@ fold4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
 // that lie that many bytes ahead: with the hardware's prefetcher alone a core's run waited on
 // memory, and the float sum of 2^28 values took 12.2 ms on the 16-core PoCL, 10.0 so
 // (docs/design.md, "Prefetching a CPU's run"). `v` is the iteration's first vector; on CPUs
-// its 4 * REDUCE_LOADS_PER_ACCUMULATOR vectors follow one another.
+// its 4 * REDUCE_LOADS_PER_ACCUMULATOR vectors follow one another. A prefetch is a hint that
+// never faults, so the lines past the run's end, or the buffer's, need no test.
 void prefetch_ahead(global const input_t* in, ulong v) {
     global const char* ahead =
         (global const char*)(in + REDUCE_VALUES_PER_LOAD * v) + REDUCE_PREFETCH_BYTES;
