@@ -42,9 +42,12 @@ constexpr std::uint64_t chunk_values_per_work_item = 64;
 /// The work-groups per compute unit over a long piece: more keep more loads in flight, but
 /// each costs a fold and a row. On the H100, 2 per compute unit were fastest for doubles
 /// (725 us against 774 with 4 at 2^28, 14 against 24 at 2^20) and 4 for floats (375 us
-/// against 478 with 2 and 381 with 8 at 2^28; docs/exact-sums.md).
-std::size_t work_groups_per_compute_unit(DataType type) {
-    return type == DataType::float64 ? 2 : 4;
+/// against 478 with 2 and 381 with 8 at 2^28; docs/exact-sums.md). A CPU's work-groups of one
+/// work-item (`one_work_item_a_group`) are runs of their own that its cores take in turn: 4 a
+/// core spread doubles' runs more evenly, and on the 16-core PoCL 2^24 doubles took 882 us so
+/// against 1010 with 2, 2^27 10751 against 12448 (medians of four rounds).
+std::size_t work_groups_per_compute_unit(DataType type, bool one_work_item_a_group) {
+    return type == DataType::float64 && !one_work_item_a_group ? 2 : 4;
 }
 
 // How far ahead a CPU's blocks prefetch, in bytes (two blocks of doubles, four of floats): on
@@ -117,8 +120,9 @@ ExactSum::ExactSum(const cl::Context& context, const cl::Device& device, DataTyp
     round_ = program_kernel(device, program, "exact_round");
     work_group_size_ = settle_work_group_size(work_group_size, device, partials_);
     fixed_work_group_size_ = work_group_size != 0;
-    work_groups_ = report.compute_units * work_groups_per_compute_unit(type);
     one_work_item_a_group_ = reads_contiguous_runs(report);
+    work_groups_ =
+        report.compute_units * work_groups_per_compute_unit(type, one_work_item_a_group_);
     clear_sums();
 } catch (const cl::Error& error) {
     throw Error(error);

@@ -371,6 +371,24 @@ TEST_CASE("an exact sum of integers is refused", "[api][exact]") {
     }
 }
 
+TEST_CASE("a long piece takes 4 work-groups a compute unit, but a GPU's doubles 2",
+          "[api][exact]") {
+    for (auto& target : devices_under_test()) {
+        INFO("device " << target.report.name);
+        if (!exact_sum_runs(target))
+            continue;
+        const bool cpu = reads_contiguous_runs(target.report);
+        const std::uint64_t long_piece = std::uint64_t{1} << 40;
+        for (const auto type : {DataType::float32, DataType::float64}) {
+            INFO("type " << name_of(type));
+            const ExactSum exact_sum(target.queue.context, target.queue.device, type);
+            const bool doubles_on_gpu = type == DataType::float64 && !cpu;
+            CHECK(exact_sum.work_groups_for(long_piece) ==
+                  target.report.compute_units * (doubles_on_gpu ? 2 : 4));
+        }
+    }
+}
+
 TEST_CASE("a short piece takes a smaller work-group, and a CPU one work-item, unless a size was "
           "asked for",
           "[api][exact]") {
