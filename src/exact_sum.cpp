@@ -45,7 +45,7 @@ constexpr std::uint64_t chunk_values_per_work_item = 64;
 /// against 478 with 2 and 381 with 8 at 2^28; docs/exact-sums.md). A CPU's work-groups of one
 /// work-item (`one_work_item_a_group`) are runs of their own that its cores take in turn: 4 a
 /// core spread doubles' runs more evenly, and on the 16-core PoCL 2^24 doubles took 882 us so
-/// against 1010 with 2, 2^27 10751 against 12448 (medians of four rounds).
+/// against 1010 with 2, 2^27 10751 against 12448 (medians of four rounds; docs/exact-sums.md).
 std::size_t work_groups_per_compute_unit(DataType type, bool one_work_item_a_group) {
     return type == DataType::float64 && !one_work_item_a_group ? 2 : 4;
 }
