@@ -24,11 +24,11 @@
 //                             and -D REDUCE_INDEXING where the pass reads values (the first),
 //                             which pairs each value with its index (fold_leads).
 // It appends the definitions of load, loadn, map, map4, identity, splat4, op, op4 and, with
-// REDUCE_INDEXING, wins_in_order and lead_op (and rank_of, for REDUCE_KEYS, where argmin's and
-// argmax's values rank in 32 bits), for the types and the op chosen on the command line
-// (sum, prod, min, max, ..., or the user's own), and, for the path the device supports, the relay
-// to the matching built-in. Passes after the first read partials: they are built with the
-// accumulator as the input and map as a conversion. It also passes one of
+// REDUCE_INDEXING, wins_in_order, wins4_in_order and lead_op (and rank_of, for REDUCE_KEYS,
+// where argmin's and argmax's values rank in 32 bits), for the types and the op chosen on the
+// command line (sum, prod, min, max, ..., or the user's own), and, for the path the device
+// supports, the relay to the matching built-in. Passes after the first read partials: they are
+// built with the accumulator as the input and map as a conversion. It also passes one of
 //   -D REDUCE_PATH_WORK_GROUP   work_group_reduce_<op> (OpenCL C 2.0, or 3.0 with the feature)
 //   -D REDUCE_PATH_SUB_GROUP    sub_group_reduce_<op>  (cl_khr_subgroups or __opencl_c_subgroups)
 // and, with neither, builds the textbook tree reduction in local memory. On CPU devices it
@@ -359,9 +359,11 @@ accum_t fold_vectors(global const input_t* in, ulong first, ulong start, ulong f
 // The identity saturates into it (LONG_MIN to INT_MIN), still below or above every value.
 #if defined(REDUCE_LEAD)
 typedef REDUCE_LEAD lead_value_t;
+typedef REDUCE_JOIN(REDUCE_LEAD, 4) lead_value4_t;
 #define convert_lead_value REDUCE_JOIN(REDUCE_JOIN(convert_, REDUCE_LEAD), _sat)
 #else
 typedef REDUCE_ACCUM lead_value_t;
+typedef REDUCE_ACCUM4 lead_value4_t;
 #define convert_lead_value(x) (x)
 #endif
 typedef struct {
@@ -371,9 +373,17 @@ typedef struct {
 typedef struct {
     lead_t x, y, z, w;
 } lead4_t;
+// The same four leads as two vectors (on CPUs, below).
+typedef struct {
+    lead_value4_t value;
+    uint4 index;
+} lead_lanes_t;
 
 bool wins_in_order(lead_t a, lead_t b); // whether b, read after a, takes the lead
 lead_t lead_op(lead_t a, lead_t b);     // op on leads
+// wins_in_order lane by lane: -1 where b's lane takes the lead, else 0; -D REDUCE_LEAD_MASK4
+// is the signed integer vector as wide as lead_value4_t, which its comparisons give.
+REDUCE_LEAD_MASK4 wins4_in_order(lead_lanes_t a, lead_lanes_t b);
 
 // The place of an accumulator that reads no vector: it stands for the identity, and loses
 // every tie, also with its lane added.
@@ -496,6 +506,76 @@ lead4_t lanes_apart(lead4_t leads) {
     return leads;
 }
 
+#if defined(REDUCE_CONTIGUOUS)
+// On CPUs the fold keeps its leads as lanes, a vector of values and one of places, so that
+// one vector comparison and two selects take a load's four values: as four structs PoCL's
+// compiler kept them in scalar registers, a comparison and two conditional moves a value. On
+// the 16-core PoCL the int32 argmax of 2^26 values took 3366 us so against 5927, the float16
+// argmax 2353 against 9066 (docs/ops-and-types.md). GPUs keep the structs, their fold as
+// tuned on the H100, and an unused wins4_in_order().
+lead_lanes_t lanes_of(lead4_t leads) {
+    const lead_lanes_t lanes = {
+        (lead_value4_t)(leads.x.value, leads.y.value, leads.z.value, leads.w.value),
+        (uint4)(leads.x.index, leads.y.index, leads.z.index, leads.w.index)};
+    return lanes;
+}
+
+lead4_t leads_of(lead_lanes_t lanes) {
+    const lead4_t leads = {{lanes.value.x, lanes.index.x},
+                           {lanes.value.y, lanes.index.y},
+                           {lanes.value.z, lanes.index.z},
+                           {lanes.value.w, lanes.index.w}};
+    return leads;
+}
+
+// take4_in_order on lanes.
+lead_lanes_t take_lanes_in_order(lead_lanes_t a, lead_lanes_t b) {
+    const REDUCE_LEAD_MASK4 won = wins4_in_order(a, b);
+    const lead_lanes_t taken = {select(a.value, b.value, won),
+                                select(a.index, b.index, as_uint4(convert_int4(won)))};
+    return taken;
+}
+
+// Four mapped values as lanes, at `index`.
+lead_lanes_t lanes_at(value4_t x, ulong i, uint index) {
+    const lead_lanes_t lanes = {(lead_value4_t)(convert_lead_value(map(x.x, i).value),
+                                                convert_lead_value(map(x.y, i + 1).value),
+                                                convert_lead_value(map(x.z, i + 2).value),
+                                                convert_lead_value(map(x.w, i + 3).value)),
+                                (uint4)(index)};
+    return lanes;
+}
+
+// read_leads as lanes, made from the load's values rather than from its leads: PoCL 5.0 built
+// the leads' structs in memory and read them back as vectors, which took twice the structs'
+// time (docs/ops-and-types.md). A word's lead is found in the word first.
+lead_lanes_t read_lanes(global const input_t* in, ulong v, ulong first, ulong start, uint index) {
+#if defined(REDUCE_LEAD_WORDS)
+    return lanes_of(read_leads(in, v, first, start, index));
+#else
+    const quarters_t x = {loadn(in, v)};
+    const ulong i = REDUCE_VALUES_PER_LOAD * v - first + start;
+    lead_lanes_t folded = lanes_at(x.quarter[0], i, index);
+    for (uint q = 1; q < REDUCE_VALUES_PER_LOAD / 4; ++q)
+        folded = REDUCE_COMBINE_QUARTERS(take_lanes_in_order, folded,
+                                         lanes_at(x.quarter[q], i + 4 * q, index + 4 * q));
+    return folded;
+#endif
+}
+
+typedef lead_lanes_t fold_leads_t;
+#define read_fold_leads read_lanes
+#define fold_leads_of lanes_of
+#define leads_of_fold leads_of
+#define take_in_fold take_lanes_in_order
+#else
+typedef lead4_t fold_leads_t;
+#define read_fold_leads read_leads
+#define fold_leads_of(leads) (leads)
+#define leads_of_fold(leads) (leads)
+#define take_in_fold take4_in_order
+#endif
+
 // fold_vectors's loop over the work-item's vectors in the segment of REDUCE_SEGMENT_VECTORS
 // vectors from `segment` on, as leads, then the pair that wins. Two accumulators, not four:
 // with four, the kernel took 72 to 78 registers on an H100, past the 64 that four work-groups
@@ -516,28 +596,29 @@ accum_t fold_segment(global const input_t* in, ulong first, ulong start, ulong f
     uint index = (uint)(i - segment) * REDUCE_VALUES_PER_LOAD;
     const lead_t no_lead = {convert_lead_value(identity().value), REDUCE_NO_LEAD};
     const lead4_t none = {no_lead, no_lead, no_lead, no_lead};
-#define REDUCE_READ(k) read_leads(in, first_vector + i + (k)*step, first, start, index + (k)*apart)
-    lead4_t a = i < end ? REDUCE_READ(0) : none;
-    lead4_t b = i + step < end ? REDUCE_READ(1) : none;
+#define REDUCE_READ(k)                                                                             \
+    read_fold_leads(in, first_vector + i + (k)*step, first, start, index + (k)*apart)
+    fold_leads_t a = i < end ? REDUCE_READ(0) : fold_leads_of(none);
+    fold_leads_t b = i + step < end ? REDUCE_READ(1) : fold_leads_of(none);
     i += 2 * step;
     index += 2 * apart;
 #if REDUCE_LOADS_PER_ACCUMULATOR == 2
     for (; i + 3 * step < end; i += 4 * step, index += 4 * apart) {
-        const lead4_t a0 = REDUCE_READ(0), b0 = REDUCE_READ(1), a1 = REDUCE_READ(2),
-                      b1 = REDUCE_READ(3);
-        a = take4_in_order(take4_in_order(a, a0), a1);
-        b = take4_in_order(take4_in_order(b, b0), b1);
+        const fold_leads_t a0 = REDUCE_READ(0), b0 = REDUCE_READ(1), a1 = REDUCE_READ(2),
+                           b1 = REDUCE_READ(3);
+        a = take_in_fold(take_in_fold(a, a0), a1);
+        b = take_in_fold(take_in_fold(b, b0), b1);
     }
 #endif
     for (; i + step < end; i += 2 * step, index += 2 * apart) {
-        a = take4_in_order(a, REDUCE_READ(0));
-        b = take4_in_order(b, REDUCE_READ(1));
+        a = take_in_fold(a, REDUCE_READ(0));
+        b = take_in_fold(b, REDUCE_READ(1));
     }
     if (i < end)
-        a = take4_in_order(a, REDUCE_READ(0));
+        a = take_in_fold(a, REDUCE_READ(0));
 #undef REDUCE_READ
-    lead_t lead =
-        REDUCE_COMBINE_LANES(lead_op, lanes_apart(REDUCE_COMBINE_ACCUMULATOR_PAIR(lead_op4, a, b)));
+    lead_t lead = REDUCE_COMBINE_LANES(lead_op, lanes_apart(REDUCE_COMBINE_ACCUMULATOR_PAIR(
+                                                    lead_op4, leads_of_fold(a), leads_of_fold(b))));
 #if defined(REDUCE_LEAD_WORDS)
     lead = first_in_word(in, REDUCE_VALUES_PER_LOAD * (first_vector + segment), lead);
 #endif

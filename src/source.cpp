@@ -233,14 +233,18 @@ std::string pair_that_wins(const std::string& type, const std::string& condition
 
 /// wins_in_order() and lead_op() for argmin and argmax reading values (REDUCE_INDEXING):
 /// the row's cheaper condition, which holds only where b's values come after a's, and its
-/// full one on leads. Partials come in no such order, and have no leads.
+/// full one on leads; and wins4_in_order(), the cheaper one on lanes, whose vector operators
+/// give -1 or 0 a lane. Partials come in no such order, and have no leads.
 std::string lead_conditions(const OpInfo& row, const TypeInfo& accumulator, Reads reads) {
     if (!row.indexed || reads != Reads::values)
         return {};
-    const auto in_order = accumulator.floating() ? row.floating_in_order : row.integer_in_order;
-    return "bool wins_in_order(lead_t a, lead_t b) { return " + std::string(in_order) +
+    const std::string in_order =
+        accumulator.floating() ? row.floating_in_order : row.integer_in_order;
+    return "bool wins_in_order(lead_t a, lead_t b) { return " + in_order +
            "; }\nlead_t lead_op(lead_t a, lead_t b) " +
-           pair_that_wins("lead_t", combination(row, accumulator, "")) + "\n";
+           pair_that_wins("lead_t", combination(row, accumulator, "")) +
+           "\nREDUCE_LEAD_MASK4 wins4_in_order(lead_lanes_t a, lead_lanes_t b) { return " +
+           in_order + "; }\n";
 }
 
 /// The 32-bit integer type that holds each value of argmin's or argmax's first pass exactly,
@@ -320,6 +324,17 @@ std::string lead_option(const TypeInfo& input, Op op, Reads reads, bool mapped) 
            (input.type == DataType::boolean ? " -D REDUCE_BOOL_LEADS" : "");
 }
 
+/// -D REDUCE_LEAD_MASK4, what comparing two vectors of argmin's or argmax's leads gives: the
+/// signed integers as wide as a lead's value (narrow_lead()'s, else the accumulator). Else none.
+std::string lead_mask_option(const TypeInfo& input, const TypeInfo& accumulator, Op op, Reads reads,
+                             bool mapped) {
+    if (!info(op).indexed || reads != Reads::values)
+        return "";
+    const auto size = narrow_lead(input, op, reads, mapped) ? 4 : accumulator.size;
+    const char* mask = size == 8 ? "long4" : size == 4 ? "int4" : size == 2 ? "short4" : "char4";
+    return std::string(" -D REDUCE_LEAD_MASK4=") + mask;
+}
+
 } // namespace
 
 bool picks_bytes_in_words(DataType input, Op op, Reads reads, bool mapped) {
@@ -393,6 +408,7 @@ std::string type_options(DataType input, DataType accumulator, Op op, Reads read
            " -D REDUCE_ACCUM4=" + accum + "4" +
            quarter_options(in, info(accumulator), op, reads, mapped) +
            lead_option(in, op, reads, mapped) +
+           lead_mask_option(in, info(accumulator), op, reads, mapped) +
            (loads_per_accumulator(input, accumulator, op, reads, mapped) == 2
                 ? " -D REDUCE_LOADS_PER_ACCUMULATOR=2"
                 : "");

@@ -191,24 +191,19 @@ TEST_CASE("argmin and argmax count indices from a piece's start, below 2^32 - 1 
     }
 }
 
-TEST_CASE("argmin and argmax give the first index where a work-item's vectors span segments",
-          "[device][argops]") {
-    // The first pass's places are 32-bit within segments of 2^31 values (reduce.cl's
-    // fold_segment). This kernel makes a segment 5 vectors, so that short inputs span many,
-    // as inputs past 2^31 values do; bytes find their lead's byte in its segment. A lone
-    // winner at 1001, past the first segments and not at a word's start, is found there:
-    // random values' extremes may all lie in the first segment.
-    const auto short_segments =
-        read_kernel_file("reduce.cl", {CLREDUCE_TEST_KERNEL_VARIANTS_DIR "/short-segments"});
+/// Every argmin and argmax with the passes' finish, of `types` (every type where empty), built
+/// from `kernel`, at the telling lengths: random values, ties, the identity and a lone winner
+/// at 1001, each the host's answer.
+void check_with_kernel(const std::string& kernel, const std::vector<DataType>& types) {
     for (const auto& combination : every_op_and_type()) {
         const auto& recipe = combination.recipe;
-        if (!info(recipe.op).indexed || recipe.finish != Finish::passes ||
-            !(recipe.type == DataType::int32 || recipe.type == DataType::float32 ||
-              recipe.type == DataType::int8))
+        const bool typed =
+            types.empty() || std::find(types.begin(), types.end(), recipe.type) != types.end();
+        if (!info(recipe.op).indexed || recipe.finish != Finish::passes || !typed)
             continue;
         DYNAMIC_SECTION(combination.name()) {
             const auto& target = *combination.target;
-            Reducer reducer(target.queue.context, target.queue.device, recipe, short_segments);
+            Reducer reducer(target.queue.context, target.queue.device, recipe, kernel);
             const auto lengths = telling_lengths(reducer);
             const auto longest = *std::max_element(lengths.begin(), lengths.end());
             check_telling_lengths(reducer, target,
@@ -218,6 +213,27 @@ TEST_CASE("argmin and argmax give the first index where a work-item's vectors sp
                                    lone_winner(recipe.type, recipe.op, longest, 1001)});
         }
     }
+}
+
+TEST_CASE("argmin and argmax give the first index where a work-item's vectors span segments",
+          "[device][argops]") {
+    // The first pass's places are 32-bit within segments of 2^31 values (reduce.cl's
+    // fold_segment). This kernel makes a segment 5 vectors, so that short inputs span many,
+    // as inputs past 2^31 values do; bytes find their lead's byte in its segment. A lone
+    // winner at 1001, past the first segments and not at a word's start, is found there:
+    // random values' extremes may all lie in the first segment.
+    check_with_kernel(
+        read_kernel_file("reduce.cl", {CLREDUCE_TEST_KERNEL_VARIANTS_DIR "/short-segments"}),
+        {DataType::int32, DataType::float32, DataType::int8});
+}
+
+TEST_CASE("argmin and argmax give the first index with GPUs' fold, leads as structs, on a CPU",
+          "[device][argops]") {
+    // A CPU's first pass keeps its leads as lanes (REDUCE_CONTIGUOUS); GPUs keep them as
+    // structs and read strided across the launch. This kernel reads as GPUs do, so that their
+    // fold runs here too.
+    check_with_kernel(read_kernel_file("reduce.cl", {CLREDUCE_TEST_KERNEL_VARIANTS_DIR "/strided"}),
+                      {});
 }
 
 TEST_CASE("argmin and argmax take the first NaN, the first infinity and either zero as NumPy",

@@ -90,6 +90,8 @@ TEST_CASE("the built-in ops broadcast with a vector literal, argmin and argmax f
                                        "(b.value > a.value || (b.value == a.value && b.index < "
                                        "a.index)); const lead_t won = {b_wins ? b.value : "
                                        "a.value, b_wins ? b.index : a.index}; return won; }"));
+    CHECK_THAT(argmax, Catch::Contains("REDUCE_LEAD_MASK4 wins4_in_order(lead_lanes_t a, "
+                                       "lead_lanes_t b) { return b.value > a.value; }"));
     CHECK(type_options(DataType::float32, DataType::float32, Op::argmin, Reads::partials) ==
           "-D REDUCE_INDEXED -D REDUCE_INPUT=accum_t -D REDUCE_VALUE=accum_t -D "
           "REDUCE_VALUE4=accum4_t -D REDUCE_VALUEN=accum4_t -D REDUCE_VALUES_PER_LOAD=4 -D "
@@ -98,7 +100,7 @@ TEST_CASE("the built-in ops broadcast with a vector literal, argmin and argmax f
           "-D REDUCE_INDEXED -D REDUCE_INDEXING -D REDUCE_INPUT=half -D REDUCE_VALUE=float -D "
           "REDUCE_VALUE4=float4 "
           "-D REDUCE_VALUEN=float8 -D REDUCE_VALUES_PER_LOAD=8 -D REDUCE_ACCUM=float -D "
-          "REDUCE_ACCUM4=float4 -D REDUCE_LOADS_PER_ACCUMULATOR=2");
+          "REDUCE_ACCUM4=float4 -D REDUCE_LEAD_MASK4=int4 -D REDUCE_LOADS_PER_ACCUMULATOR=2");
     CHECK(type_options(DataType::int32, DataType::int32, Op::max, Reads::partials) ==
           "-D REDUCE_INPUT=int -D REDUCE_VALUE=int -D REDUCE_VALUE4=int4 -D REDUCE_VALUEN=int4 "
           "-D REDUCE_VALUES_PER_LOAD=4 -D REDUCE_ACCUM=int -D REDUCE_ACCUM4=int4");
@@ -232,23 +234,26 @@ TEST_CASE("narrow integers' loads combine before their map: sums, any and all of
         {T::boolean, T::uint32, Op::all, values, false, all_bytes.c_str()},
         {T::int16, T::uint32, Op::any, values, false, ""},
         // argmin's and argmax's leads in 32 bits, 1-byte values' a word at a time, each of
-        // the two accumulators taking two loads a turn; 64-bit leads take one.
+        // the two accumulators taking two loads a turn; 64-bit leads take one. Where they
+        // read values, the mask that comparing their lanes gives is as wide as a lead's value.
         {T::int16, T::int64, Op::argmax, values, false,
-         " -D REDUCE_LEAD=int -D REDUCE_LOADS_PER_ACCUMULATOR=2"},
+         " -D REDUCE_LEAD=int -D REDUCE_LEAD_MASK4=int4 -D REDUCE_LOADS_PER_ACCUMULATOR=2"},
         {T::uint16, T::uint64, Op::argmin, values, false,
-         " -D REDUCE_LEAD=uint -D REDUCE_LOADS_PER_ACCUMULATOR=2"},
+         " -D REDUCE_LEAD=uint -D REDUCE_LEAD_MASK4=int4 -D REDUCE_LOADS_PER_ACCUMULATOR=2"},
         {T::uint8, T::uint64, Op::argmax, values, false,
-         " -D REDUCE_LEAD=uint -D REDUCE_LEAD_WORDS -D REDUCE_LOADS_PER_ACCUMULATOR=2"},
+         " -D REDUCE_LEAD=uint -D REDUCE_LEAD_WORDS -D REDUCE_LEAD_MASK4=int4 -D "
+         "REDUCE_LOADS_PER_ACCUMULATOR=2"},
         {T::int8, T::int64, Op::argmin, values, false,
          " -D REDUCE_LEAD=int -D REDUCE_LEAD_WORDS -D REDUCE_SIGNED_BYTES -D "
-         "REDUCE_LOADS_PER_ACCUMULATOR=2"},
+         "REDUCE_LEAD_MASK4=int4 -D REDUCE_LOADS_PER_ACCUMULATOR=2"},
         {T::boolean, T::uint64, Op::argmax, values, false,
          " -D REDUCE_LEAD=uint -D REDUCE_LEAD_WORDS -D REDUCE_BOOL_LEADS -D "
-         "REDUCE_LOADS_PER_ACCUMULATOR=2"},
-        {T::int8, T::int64, Op::argmax, values, true, ""},
+         "REDUCE_LEAD_MASK4=int4 -D REDUCE_LOADS_PER_ACCUMULATOR=2"},
+        {T::int8, T::int64, Op::argmax, values, true, " -D REDUCE_LEAD_MASK4=long4"},
         {T::int8, T::int64, Op::argmax, Reads::partials, false, ""},
-        {T::int32, T::int32, Op::argmax, values, false, two_loads.c_str()},
-        {T::int64, T::int64, Op::argmin, values, false, ""},
+        {T::int32, T::int32, Op::argmax, values, false,
+         " -D REDUCE_LEAD_MASK4=int4 -D REDUCE_LOADS_PER_ACCUMULATOR=2"},
+        {T::int64, T::int64, Op::argmin, values, false, " -D REDUCE_LEAD_MASK4=long4"},
         {T::float16, T::float32, Op::max, values, false, ""},
         {T::int32, T::int32, Op::max, values, false, ""},
     };
