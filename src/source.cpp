@@ -325,14 +325,14 @@ std::string lead_option(const TypeInfo& input, Op op, Reads reads, bool mapped) 
 }
 
 /// -D REDUCE_LEAD_MASK4, what comparing two vectors of argmin's or argmax's leads gives: the
-/// signed integers as wide as a lead's value (narrow_lead()'s, else the accumulator). Else none.
+/// signed integers as wide as a lead's value, 32 bits (narrow_lead()'s, or a 4-byte
+/// accumulator's) or 64 (every accumulator is one or the other). Else none.
 std::string lead_mask_option(const TypeInfo& input, const TypeInfo& accumulator, Op op, Reads reads,
                              bool mapped) {
     if (!info(op).indexed || reads != Reads::values)
         return "";
-    const auto size = narrow_lead(input, op, reads, mapped) ? 4 : accumulator.size;
-    const char* mask = size == 8 ? "long4" : size == 4 ? "int4" : size == 2 ? "short4" : "char4";
-    return std::string(" -D REDUCE_LEAD_MASK4=") + mask;
+    const bool wide = !narrow_lead(input, op, reads, mapped) && accumulator.size == 8;
+    return std::string(" -D REDUCE_LEAD_MASK4=") + (wide ? "long4" : "int4");
 }
 
 } // namespace
