@@ -177,6 +177,23 @@ typedef union {
 #define REDUCE_LOADS_PER_ACCUMULATOR 1
 #endif
 
+#if defined(REDUCE_PREFETCH_BYTES)
+// On PoCL's CPU devices (-D REDUCE_PREFETCH_BYTES) each iteration asks for the lines of its run
+// that lie that many bytes ahead: with the hardware's prefetcher alone a core's run waited on
+// memory, and the float sum of 2^28 values took 12.2 ms on the 16-core PoCL, 10.0 so
+// (docs/design.md, "Prefetching a CPU's run"). `v` is the iteration's first vector; on CPUs
+// its `vectors` vectors follow one another. A prefetch is a hint that never faults, so the
+// lines past the run's end, or the buffer's, need no test.
+void prefetch_ahead(global const input_t* in, ulong v, uint vectors) {
+    global const char* ahead =
+        (global const char*)(in + REDUCE_VALUES_PER_LOAD * v) + REDUCE_PREFETCH_BYTES;
+    for (uint line = 0; line < vectors * sizeof(valuen_t); line += 64)
+        __builtin_prefetch(ahead + line, 0, 3);
+}
+#else
+#define prefetch_ahead(in, v, vectors)
+#endif
+
 #if !defined(REDUCE_INDEXING)
 
 #if defined(REDUCE_TEST_BYTES)
@@ -295,23 +312,6 @@ fold4_t read4(global const input_t* in, ulong v, ulong first, ulong start) {
 
 #endif
 
-#if defined(REDUCE_PREFETCH_BYTES)
-// On PoCL's CPU devices (-D REDUCE_PREFETCH_BYTES) each iteration asks for the lines of its run
-// that lie that many bytes ahead: with the hardware's prefetcher alone a core's run waited on
-// memory, and the float sum of 2^28 values took 12.2 ms on the 16-core PoCL, 10.0 so
-// (docs/design.md, "Prefetching a CPU's run"). `v` is the iteration's first vector; on CPUs
-// its 4 * REDUCE_LOADS_PER_ACCUMULATOR vectors follow one another. A prefetch is a hint that
-// never faults, so the lines past the run's end, or the buffer's, need no test.
-void prefetch_ahead(global const input_t* in, ulong v) {
-    global const char* ahead =
-        (global const char*)(in + REDUCE_VALUES_PER_LOAD * v) + REDUCE_PREFETCH_BYTES;
-    for (uint line = 0; line < 4 * REDUCE_LOADS_PER_ACCUMULATOR * sizeof(valuen_t); line += 64)
-        __builtin_prefetch(ahead + line, 0, 3);
-}
-#else
-#define prefetch_ahead(in, v)
-#endif
-
 // One accumulator's loads of an iteration, vectors v, v + step, ..., combined lane by lane.
 fold4_t read_run(global const input_t* in, ulong v, ulong step, ulong first, ulong start) {
     fold4_t run = read4(in, v, first, start);
@@ -330,7 +330,7 @@ accum_t fold_vectors(global const input_t* in, ulong first, ulong start, ulong f
     const ulong run = REDUCE_LOADS_PER_ACCUMULATOR * step;
     ulong i = begin;
     for (; i + 4 * run - step < end; i += 4 * run) {
-        prefetch_ahead(in, first_vector + i);
+        prefetch_ahead(in, first_vector + i, 4 * REDUCE_LOADS_PER_ACCUMULATOR);
         a = fold_op4(a, read_run(in, first_vector + i, step, first, start));
         b = fold_op4(b, read_run(in, first_vector + i + run, step, first, start));
         c = fold_op4(c, read_run(in, first_vector + i + 2 * run, step, first, start));
@@ -584,9 +584,11 @@ typedef lead4_t fold_leads_t;
 // loaded before either is compared: with four loads in flight the argmax of 2^28 int32, float,
 // uint16, int8 or bool values took 3 to 10% less time on an H200, and the int32 argmax of
 // 2^24 on a 16-core CPU 29% less; 64-bit leads take one, with which the double argmax was 1%
-// faster. Each accumulator reads its vectors in index order. Ties keep the lead, so each
-// starts from its first vector, not from the identity (whose tie with a value would keep the
-// identity); one that reads none holds no lead.
+// faster. On CPUs each iteration prefetches as fold_vectors()'s does: the int32 argmax of 2^26
+// values took 2065 us so on the 16-core PoCL, 3089 without (docs/ops-and-types.md). Each
+// accumulator reads its vectors in index order. Ties keep the lead, so each starts from its
+// first vector, not from the identity (whose tie with a value would keep the identity); one
+// that reads none holds no lead.
 accum_t fold_segment(global const input_t* in, ulong first, ulong start, ulong first_vector,
                      ulong segment, ulong begin, ulong end, ulong step) {
     ulong i = begin >= segment ? begin : begin + (segment - begin + step - 1) / step * step;
@@ -604,6 +606,7 @@ accum_t fold_segment(global const input_t* in, ulong first, ulong start, ulong f
     index += 2 * apart;
 #if REDUCE_LOADS_PER_ACCUMULATOR == 2
     for (; i + 3 * step < end; i += 4 * step, index += 4 * apart) {
+        prefetch_ahead(in, first_vector + i, 4);
         const fold_leads_t a0 = REDUCE_READ(0), b0 = REDUCE_READ(1), a1 = REDUCE_READ(2),
                            b1 = REDUCE_READ(3);
         a = take_in_fold(take_in_fold(a, a0), a1);
@@ -611,6 +614,7 @@ accum_t fold_segment(global const input_t* in, ulong first, ulong start, ulong f
     }
 #endif
     for (; i + step < end; i += 2 * step, index += 2 * apart) {
+        prefetch_ahead(in, first_vector + i, 2);
         a = take_in_fold(a, REDUCE_READ(0));
         b = take_in_fold(b, REDUCE_READ(1));
     }
