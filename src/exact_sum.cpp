@@ -5,6 +5,7 @@
 #include "clreduce/errors.hpp"
 #include "clreduce/exact.hpp"
 #include "detail/capabilities.hpp"
+#include "detail/plan.hpp"
 #include "detail/profiling.hpp"
 #include "detail/program.hpp"
 #include "detail/reference.hpp"
@@ -121,8 +122,8 @@ ExactSum::ExactSum(const cl::Context& context, const cl::Device& device, DataTyp
     work_group_size_ = settle_work_group_size(work_group_size, device, partials_);
     fixed_work_group_size_ = work_group_size != 0;
     one_work_item_a_group_ = reads_contiguous_runs(report);
-    work_groups_ =
-        report.compute_units * work_groups_per_compute_unit(type, one_work_item_a_group_);
+    compute_units_ = report.compute_units;
+    work_groups_ = compute_units_ * work_groups_per_compute_unit(type, one_work_item_a_group_);
     clear_sums();
 } catch (const cl::Error& error) {
     throw Error(error);
@@ -152,8 +153,20 @@ std::size_t ExactSum::work_groups_for(std::uint64_t length) const {
     // Each work-item reads four values at a time: a short piece needs fewer work-groups, and
     // every work-group costs its merge.
     const auto values_per_group = std::uint64_t{4} * work_group_size_for(length);
-    return static_cast<std::size_t>(std::clamp<std::uint64_t>(
-        (length + values_per_group - 1) / values_per_group, 1, work_groups_));
+    auto groups = (length + values_per_group - 1) / values_per_group;
+    // A CPU's work-group is a run of one core's, whose row (cleared, spilled into, merged
+    // into the sum's with atomics) costs more than a short run's reads: a piece takes one a
+    // compute unit, more only as each still gets 256 KiB of the values as added (float16 and
+    // bfloat16 as floats, which cost as much), as the plain sum's passes do. On the 16-core
+    // PoCL 2^18 doubles took 29 us so against 41 with four a compute unit, 2^20 floats 33
+    // against 47; float16 by its own size, 2^21 took 70 us against 56 (docs/exact-sums.md).
+    if (one_work_item_a_group_) {
+        const auto added_size = std::max(info(type_).size, sizeof(cl_float));
+        const auto per_cpu_group = values_per_cpu_work_group(added_size);
+        const auto cpu_groups = (length + per_cpu_group - 1) / per_cpu_group;
+        groups = std::min(groups, std::max<std::uint64_t>(compute_units_, cpu_groups));
+    }
+    return static_cast<std::size_t>(std::clamp<std::uint64_t>(groups, 1, work_groups_));
 }
 
 void ExactSum::clear_sums() {

@@ -86,8 +86,12 @@ PassShape pass_shape(Factor factor, std::size_t work_group_size, unsigned comput
             std::max<std::size_t>(compute_units, 1) * work_groups_per_compute_unit};
 }
 
+std::uint64_t values_per_cpu_work_group(std::size_t value_size) {
+    return cpu_work_group_bytes / value_size;
+}
+
 PassShape for_cpu(PassShape shape, unsigned compute_units, std::size_t value_size) {
-    shape.values_per_cpu_work_group = cpu_work_group_bytes / value_size;
+    shape.values_per_cpu_work_group = values_per_cpu_work_group(value_size);
     shape.compute_units = std::max(compute_units, 1u);
     return shape;
 }

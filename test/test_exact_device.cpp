@@ -389,6 +389,28 @@ TEST_CASE("a long piece takes 4 work-groups a compute unit, but a GPU's doubles 
     }
 }
 
+TEST_CASE("a CPU's piece takes a work-group a compute unit until each gets 256 KiB of values "
+          "as added",
+          "[api][exact]") {
+    for (auto& target : devices_under_test()) {
+        INFO("device " << target.report.name);
+        if (!exact_sum_runs(target) || !reads_contiguous_runs(target.report))
+            continue;
+        const std::uint64_t units = target.report.compute_units;
+        for (const auto type : {DataType::float32, DataType::float64, DataType::float16}) {
+            INFO("type " << name_of(type));
+            const ExactSum exact_sum(target.queue.context, target.queue.device, type);
+            // float16 values are added as floats.
+            const std::uint64_t group_values = 256 * 1024 / (type == DataType::float64 ? 8 : 4);
+            CHECK(exact_sum.work_groups_for(4) == 1);
+            CHECK(exact_sum.work_groups_for(4 * units) == units);
+            CHECK(exact_sum.work_groups_for(units * group_values) == units);
+            CHECK(exact_sum.work_groups_for(units * group_values + 1) == units + 1);
+            CHECK(exact_sum.work_groups_for(3 * units * group_values) == 3 * units);
+        }
+    }
+}
+
 TEST_CASE("a short piece takes a smaller work-group, and a CPU one work-item, unless a size was "
           "asked for",
           "[api][exact]") {

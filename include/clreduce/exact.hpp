@@ -126,7 +126,8 @@ public:
     /// least).
     std::size_t work_group_size_for(std::uint64_t length) const;
     /// The work-groups of the launch over a piece of `length` values: a few per compute unit,
-    /// fewer for a short piece.
+    /// fewer for a short piece (on a CPU, one a compute unit until each gets 256 KiB of values,
+    /// float16 and bfloat16 counted as floats).
     std::size_t work_groups_for(std::uint64_t length) const;
     /// exact_sum.cl's build options: the type, the limbs, the unit, the layout.
     const std::string& build_options() const { return build_options_; }
@@ -217,6 +218,7 @@ private:
     cl::Device device_;
     std::size_t work_group_size_ = 0;
     bool fixed_work_group_size_ = false; // asked for: every launch takes it
+    std::size_t compute_units_ = 0;      // the device's
     std::size_t work_groups_ = 0;        // of the launch over a long piece
     bool one_work_item_a_group_ = false; // a CPU's launch over a piece (work_group_size_for())
     std::string build_options_;

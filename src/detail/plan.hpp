@@ -57,6 +57,10 @@ PassShape pass_shape(Factor factor, std::size_t work_group_size, unsigned comput
 /// but at least one per compute unit (docs/benchmarks.md, "CPUs").
 PassShape for_cpu(PassShape shape, unsigned compute_units, std::size_t value_size);
 
+/// The values of `value_size` bytes that a CPU's work-group takes once there is more than one
+/// per compute unit: 256 KiB of them (for_cpu(), and the exact sum's launch).
+std::uint64_t values_per_cpu_work_group(std::size_t value_size);
+
 /// The passes that take `length` values down to one (one pass for a single value). With
 /// Finish::last_group that is always one pass, the first of Finish::passes, finishing.
 std::vector<Pass> plan_passes(std::uint64_t length, const PassShape& shape,
