@@ -576,6 +576,59 @@ typedef lead4_t fold_leads_t;
 #define take_in_fold take4_in_order
 #endif
 
+#if defined(REDUCE_CONTIGUOUS) && defined(REDUCE_OWN_TYPE_OP)
+// On CPUs the leads of 1- and 2-byte integers and bools (-D REDUCE_OWN_TYPE_OP: max for argmax,
+// min for argmin) compare four 32-bit lanes a load, where their max compares 16 or 32 values an
+// instruction in their own type: the int16 argmax of 2^26 values took 3.7 times the max's time
+// on the 16-core PoCL, int8's 2.5. So a run's whole blocks of REDUCE_BLOCK_VECTORS vectors are
+// first taken by their best value alone, in the values' own type; the first block whose best
+// no later block's beats holds the run's first best value, which is then found in it. The
+// int16 argmax of 2^26 took 897 us so against 3547, int8's 373 against 6109
+// (docs/ops-and-types.md). bool's loads make its bytes 0 or 1, as its leads' values are.
+#define REDUCE_BLOCK_VECTORS 16
+
+// The best value of vectors v ... v + REDUCE_BLOCK_VECTORS - 1; its lanes are taken by
+// quarters through the union (quarters_t, above).
+value_t best_of_block(global const input_t* in, ulong v) {
+    valuen_t best = loadn(in, v);
+    for (uint k = 1; k < REDUCE_BLOCK_VECTORS; ++k)
+        best = REDUCE_OWN_TYPE_OP(best, loadn(in, v + k));
+    const quarters_t x = {best};
+    value4_t four = x.quarter[0];
+    for (uint q = 1; q < REDUCE_VALUES_PER_LOAD / 4; ++q)
+        four = REDUCE_OWN_TYPE_OP(four, x.quarter[q]);
+    const REDUCE_JOIN(REDUCE_VALUE, 2) two = REDUCE_OWN_TYPE_OP(four.lo, four.hi);
+    return REDUCE_OWN_TYPE_OP(two.x, two.y);
+}
+
+// The lead of the whole blocks from vector *i on, before `end`, with its place in the segment
+// (whose first vector is `segment`), or `no_lead` where there is none; *i moves past them.
+lead_t lead_of_blocks(global const input_t* in, ulong first_vector, ulong segment, ulong* i,
+                      ulong end, lead_t no_lead) {
+    const ulong blocks = *i < end ? (end - *i) / REDUCE_BLOCK_VECTORS : 0;
+    if (blocks == 0)
+        return no_lead;
+    const ulong from = first_vector + *i;
+    value_t best = best_of_block(in, from);
+    ulong best_block = 0;
+    for (ulong block = 1; block < blocks; ++block) {
+        const ulong v = from + block * REDUCE_BLOCK_VECTORS;
+        prefetch_ahead(in, v, REDUCE_BLOCK_VECTORS);
+        const value_t block_best = best_of_block(in, v);
+        if (REDUCE_OWN_TYPE_OP(best, block_best) != best) { // strictly better: ties keep the first
+            best = block_best;
+            best_block = block;
+        }
+    }
+    *i += blocks * REDUCE_BLOCK_VECTORS;
+    ulong at = (from + best_block * REDUCE_BLOCK_VECTORS) * REDUCE_VALUES_PER_LOAD;
+    while (load(in, at) != best)
+        ++at;
+    const lead_t lead = {best, (uint)(at - (first_vector + segment) * REDUCE_VALUES_PER_LOAD)};
+    return lead;
+}
+#endif
+
 // fold_vectors's loop over the work-item's vectors in the segment of REDUCE_SEGMENT_VECTORS
 // vectors from `segment` on, as leads, then the pair that wins. Two accumulators, not four:
 // with four, the kernel took 72 to 78 registers on an H100, past the 64 that four work-groups
@@ -593,11 +646,14 @@ accum_t fold_segment(global const input_t* in, ulong first, ulong start, ulong f
                      ulong segment, ulong begin, ulong end, ulong step) {
     ulong i = begin >= segment ? begin : begin + (segment - begin + step - 1) / step * step;
     end = min(end, segment + REDUCE_SEGMENT_VECTORS);
+    const lead_t no_lead = {convert_lead_value(identity().value), REDUCE_NO_LEAD};
+    const lead4_t none = {no_lead, no_lead, no_lead, no_lead};
+#if defined(REDUCE_CONTIGUOUS) && defined(REDUCE_OWN_TYPE_OP)
+    const lead_t blocks_lead = lead_of_blocks(in, first_vector, segment, &i, end, no_lead);
+#endif
     // Only where an accumulator's vector is in the segment is `apart` less than 2^31.
     const uint apart = (uint)step * REDUCE_VALUES_PER_LOAD;
     uint index = (uint)(i - segment) * REDUCE_VALUES_PER_LOAD;
-    const lead_t no_lead = {convert_lead_value(identity().value), REDUCE_NO_LEAD};
-    const lead4_t none = {no_lead, no_lead, no_lead, no_lead};
 #define REDUCE_READ(k)                                                                             \
     read_fold_leads(in, first_vector + i + (k)*step, first, start, index + (k)*apart)
     fold_leads_t a = i < end ? REDUCE_READ(0) : fold_leads_of(none);
@@ -625,6 +681,9 @@ accum_t fold_segment(global const input_t* in, ulong first, ulong start, ulong f
                                                     lead_op4, leads_of_fold(a), leads_of_fold(b))));
 #if defined(REDUCE_LEAD_WORDS)
     lead = first_in_word(in, REDUCE_VALUES_PER_LOAD * (first_vector + segment), lead);
+#endif
+#if defined(REDUCE_CONTIGUOUS) && defined(REDUCE_OWN_TYPE_OP)
+    lead = lead_op(blocks_lead, lead);
 #endif
     const accum_t pair = {lead.value, REDUCE_VALUES_PER_LOAD * (first_vector + segment) - first +
                                           start + lead.index};

@@ -318,10 +318,14 @@ std::string lead_option(const TypeInfo& input, Op op, Reads reads, bool mapped) 
     // a byte. bool's bytes, 0 or 1, are compared a word at a time (REDUCE_BOOL_LEADS).
     const bool signed_bytes = input.size == 1 && is_signed(input);
     const bool words = input.size == 1;
+    // A CPU's fold takes whole blocks of values by their best value first (REDUCE_OWN_TYPE_OP,
+    // reduce.cl): the extreme that wins, argmin's the least.
+    const bool least_wins = info(op).identity == Identity::highest;
     return std::string(" -D REDUCE_LEAD=") + info(*lead).cl_value +
            (words ? " -D REDUCE_LEAD_WORDS" : "") +
            (signed_bytes ? " -D REDUCE_SIGNED_BYTES" : "") +
-           (input.type == DataType::boolean ? " -D REDUCE_BOOL_LEADS" : "");
+           (input.type == DataType::boolean ? " -D REDUCE_BOOL_LEADS" : "") +
+           (least_wins ? " -D REDUCE_OWN_TYPE_OP=min" : " -D REDUCE_OWN_TYPE_OP=max");
 }
 
 /// -D REDUCE_LEAD_MASK4, what comparing two vectors of argmin's or argmax's leads gives: the

@@ -378,6 +378,41 @@ TEST_CASE("argmin and argmax keep the first of equal extremes in a work-item's l
     }
 }
 
+TEST_CASE("argmin and argmax of 1- and 2-byte integers and bools find a lone extreme in every "
+          "vector of a work-item's first blocks",
+          "[device][argops]") {
+    // A CPU's fold takes a run's whole blocks of 16 vectors by their best value first
+    // (REDUCE_OWN_TYPE_OP): one winner among losers, in each of the first work-item's first 48
+    // vectors (three blocks), a lane further each vector. A block that loses a vector or a
+    // lane fails it.
+    for (const auto& combination : every_op_and_type()) {
+        const auto& recipe = combination.recipe;
+        const auto type = recipe.type;
+        const bool narrow = type == DataType::int8 || type == DataType::uint8 ||
+                            type == DataType::int16 || type == DataType::uint16 ||
+                            type == DataType::boolean;
+        if (!info(recipe.op).indexed || !narrow || recipe.finish != Finish::passes)
+            continue;
+        DYNAMIC_SECTION(combination.name()) {
+            const auto& target = *combination.target;
+            const auto reducer = make_reducer(target, recipe);
+            REQUIRE(reducer);
+            const std::uint64_t per_load = info(type).values_per_load();
+            const auto& shape = reducer->shape();
+            const std::uint64_t length =
+                48 * per_load * shape.max_work_groups * shape.work_group_size + 5;
+            for (std::uint64_t vector = 0; vector < 48; ++vector) {
+                const auto place = vector * per_load + vector % per_load;
+                INFO("the winner at " << place);
+                const auto values = lone_winner(type, recipe.op, length, place);
+                const auto input = upload(target.queue, values);
+                const auto device = reducer->reduce_timed(target.queue.queue, {{input, length, 0}});
+                CHECK(device.index == static_cast<std::int64_t>(place));
+            }
+        }
+    }
+}
+
 TEST_CASE("argmin and argmax count indices across buffers and streamed chunks",
           "[device][argops]") {
     const std::uint64_t length = 10007;

@@ -236,19 +236,22 @@ TEST_CASE("narrow integers' loads combine before their map: sums, any and all of
         // argmin's and argmax's leads in 32 bits, 1-byte values' a word at a time, each of
         // the two accumulators taking two loads a turn; 64-bit leads take one. Where they
         // read values, the mask that comparing their lanes gives is as wide as a lead's value.
+        // A CPU takes blocks of them by their best value, argmin's the least.
         {T::int16, T::int64, Op::argmax, values, false,
-         " -D REDUCE_LEAD=int -D REDUCE_LEAD_MASK4=int4 -D REDUCE_LOADS_PER_ACCUMULATOR=2"},
-        {T::uint16, T::uint64, Op::argmin, values, false,
-         " -D REDUCE_LEAD=uint -D REDUCE_LEAD_MASK4=int4 -D REDUCE_LOADS_PER_ACCUMULATOR=2"},
-        {T::uint8, T::uint64, Op::argmax, values, false,
-         " -D REDUCE_LEAD=uint -D REDUCE_LEAD_WORDS -D REDUCE_LEAD_MASK4=int4 -D "
+         " -D REDUCE_LEAD=int -D REDUCE_OWN_TYPE_OP=max -D REDUCE_LEAD_MASK4=int4 -D "
          "REDUCE_LOADS_PER_ACCUMULATOR=2"},
+        {T::uint16, T::uint64, Op::argmin, values, false,
+         " -D REDUCE_LEAD=uint -D REDUCE_OWN_TYPE_OP=min -D REDUCE_LEAD_MASK4=int4 -D "
+         "REDUCE_LOADS_PER_ACCUMULATOR=2"},
+        {T::uint8, T::uint64, Op::argmax, values, false,
+         " -D REDUCE_LEAD=uint -D REDUCE_LEAD_WORDS -D REDUCE_OWN_TYPE_OP=max -D "
+         "REDUCE_LEAD_MASK4=int4 -D REDUCE_LOADS_PER_ACCUMULATOR=2"},
         {T::int8, T::int64, Op::argmin, values, false,
          " -D REDUCE_LEAD=int -D REDUCE_LEAD_WORDS -D REDUCE_SIGNED_BYTES -D "
-         "REDUCE_LEAD_MASK4=int4 -D REDUCE_LOADS_PER_ACCUMULATOR=2"},
+         "REDUCE_OWN_TYPE_OP=min -D REDUCE_LEAD_MASK4=int4 -D REDUCE_LOADS_PER_ACCUMULATOR=2"},
         {T::boolean, T::uint64, Op::argmax, values, false,
          " -D REDUCE_LEAD=uint -D REDUCE_LEAD_WORDS -D REDUCE_BOOL_LEADS -D "
-         "REDUCE_LEAD_MASK4=int4 -D REDUCE_LOADS_PER_ACCUMULATOR=2"},
+         "REDUCE_OWN_TYPE_OP=max -D REDUCE_LEAD_MASK4=int4 -D REDUCE_LOADS_PER_ACCUMULATOR=2"},
         {T::int8, T::int64, Op::argmax, values, true, " -D REDUCE_LEAD_MASK4=long4"},
         {T::int8, T::int64, Op::argmax, Reads::partials, false, ""},
         {T::int32, T::int32, Op::argmax, values, false,
