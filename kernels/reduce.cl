@@ -141,7 +141,8 @@ bytes4_t bytes_of(uint word) {
 // them, as a -D would, and check that validation notices; every other build takes these. Each
 // takes the op it combines with: argmin's and argmax's first pass combines leads (below).
 // REDUCE_COMBINE_QUARTERS joins the quarters of a load of 8 or 16 values (4-vectors of
-// accumulators, or of values, or for sums of bytes the byte sums in 16-bit fields: read4),
+// accumulators, or of values, or for sums of bytes the byte sums in 16-bit fields: read4; on
+// CPUs, halves of values in their own type: best_of_lanes()),
 // REDUCE_COMBINE_ACCUMULATOR_PAIR the two accumulators of argmin's and argmax's first pass,
 // REDUCE_TAIL_END is where the values after the last vector end.
 #ifndef REDUCE_COMBINE_QUARTERS
@@ -192,6 +193,29 @@ void prefetch_ahead(global const input_t* in, ulong v, uint vectors) {
 }
 #else
 #define prefetch_ahead(in, v, vectors)
+#endif
+
+#if defined(REDUCE_CONTIGUOUS) && defined(REDUCE_OWN_TYPE_OP)
+// On CPUs, ops that pick one of the values (-D REDUCE_OWN_TYPE_OP, min or max: the min and max
+// of 1-byte values, and argmin's and argmax's blocks, below) fold whole vectors in the
+// values' own type, 16 or 32 values an instruction. The best of a vector's lanes: a load of 16
+// is halved through a union, since Oclgrind 21.10 takes the lanes of its .lo for undefined
+// (quarters_t, above); by quarters through quarters_t the int8 argmax of 2^26 took 1.2 times
+// as long on the 16-core PoCL (docs/ops-and-types.md).
+value_t best_of_lanes(valuen_t x) {
+#if REDUCE_VALUES_PER_LOAD == 16
+    const union {
+        valuen_t all;
+        REDUCE_JOIN(REDUCE_VALUE, 8) part[2];
+    } halves = {x};
+    const REDUCE_JOIN(REDUCE_VALUE, 8) eight =
+        REDUCE_COMBINE_QUARTERS(REDUCE_OWN_TYPE_OP, halves.part[0], halves.part[1]);
+#else
+    const REDUCE_JOIN(REDUCE_VALUE, 8) eight = x;
+#endif
+    return REDUCE_COMBINE_LANES(REDUCE_OWN_TYPE_OP,
+                                REDUCE_COMBINE_QUARTERS(REDUCE_OWN_TYPE_OP, eight.lo, eight.hi));
+}
 #endif
 
 #if !defined(REDUCE_INDEXING)
@@ -320,6 +344,33 @@ fold4_t read_run(global const input_t* in, ulong v, ulong step, ulong first, ulo
     return run;
 }
 
+#if defined(REDUCE_CONTIGUOUS) && defined(REDUCE_OWN_TYPE_OP)
+// A CPU's run of 1-byte values' min or max, vectors begin ... end - 1 (step is 1), folded in
+// the values' own type by four accumulators. GPUs' fold (below) takes the bytes out of 32-bit
+// words, which PoCL compiled to scalar code, some 40 instructions a load: the int8 max of 2^26
+// values took 2215 us on the 16-core PoCL, six times its argmax (docs/ops-and-types.md). No
+// map reads the index: values are only folded in their own type where none is given.
+accum_t fold_vectors(global const input_t* in, ulong first, ulong start, ulong first_vector,
+                     ulong begin, ulong end, ulong step) {
+    if (begin >= end)
+        return identity();
+    valuen_t a = loadn(in, first_vector + begin);
+    valuen_t b = a, c = a, d = a;
+    ulong i = begin + 1;
+    for (; i + 3 < end; i += 4) {
+        prefetch_ahead(in, first_vector + i, 4);
+        a = REDUCE_OWN_TYPE_OP(a, loadn(in, first_vector + i));
+        b = REDUCE_OWN_TYPE_OP(b, loadn(in, first_vector + i + 1));
+        c = REDUCE_OWN_TYPE_OP(c, loadn(in, first_vector + i + 2));
+        d = REDUCE_OWN_TYPE_OP(d, loadn(in, first_vector + i + 3));
+    }
+    for (; i < end; ++i)
+        a = REDUCE_OWN_TYPE_OP(a, loadn(in, first_vector + i));
+    return map(best_of_lanes(REDUCE_COMBINE_ACCUMULATORS(REDUCE_OWN_TYPE_OP, a, b, c, d)), 0);
+}
+
+#else
+
 // A work-item's vectors begin, begin + step, ... (before `end`, counted from first_vector),
 // folded. Four accumulators keep four independent runs of loads in flight; each takes the
 // next `run` vectors of the work-item's in turn.
@@ -341,6 +392,7 @@ accum_t fold_vectors(global const input_t* in, ulong first, ulong start, ulong f
     return REDUCE_COMBINE_LANES(op,
                                 accumulators_of(REDUCE_COMBINE_ACCUMULATORS(fold_op4, a, b, c, d)));
 }
+#endif
 
 #else
 
@@ -587,18 +639,12 @@ typedef lead4_t fold_leads_t;
 // (docs/ops-and-types.md). bool's loads make its bytes 0 or 1, as its leads' values are.
 #define REDUCE_BLOCK_VECTORS 16
 
-// The best value of vectors v ... v + REDUCE_BLOCK_VECTORS - 1; its lanes are taken by
-// quarters through the union (quarters_t, above).
-value_t best_of_block(global const input_t* in, ulong v) {
+// The best of each lane of vectors v ... v + REDUCE_BLOCK_VECTORS - 1.
+valuen_t best_of_block(global const input_t* in, ulong v) {
     valuen_t best = loadn(in, v);
     for (uint k = 1; k < REDUCE_BLOCK_VECTORS; ++k)
         best = REDUCE_OWN_TYPE_OP(best, loadn(in, v + k));
-    const quarters_t x = {best};
-    value4_t four = x.quarter[0];
-    for (uint q = 1; q < REDUCE_VALUES_PER_LOAD / 4; ++q)
-        four = REDUCE_OWN_TYPE_OP(four, x.quarter[q]);
-    const REDUCE_JOIN(REDUCE_VALUE, 2) two = REDUCE_OWN_TYPE_OP(four.lo, four.hi);
-    return REDUCE_OWN_TYPE_OP(two.x, two.y);
+    return best;
 }
 
 // The lead of the whole blocks from vector *i on, before `end`, with its place in the segment
@@ -609,12 +655,12 @@ lead_t lead_of_blocks(global const input_t* in, ulong first_vector, ulong segmen
     if (blocks == 0)
         return no_lead;
     const ulong from = first_vector + *i;
-    value_t best = best_of_block(in, from);
+    value_t best = best_of_lanes(best_of_block(in, from));
     ulong best_block = 0;
     for (ulong block = 1; block < blocks; ++block) {
         const ulong v = from + block * REDUCE_BLOCK_VECTORS;
         prefetch_ahead(in, v, REDUCE_BLOCK_VECTORS);
-        const value_t block_best = best_of_block(in, v);
+        const value_t block_best = best_of_lanes(best_of_block(in, v));
         if (REDUCE_OWN_TYPE_OP(best, block_best) != best) { // strictly better: ties keep the first
             best = block_best;
             best_block = block;

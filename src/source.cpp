@@ -145,11 +145,14 @@ std::string quarter_options(const TypeInfo& input, const TypeInfo& accumulator, 
                             bool mapped) {
     if (const auto* combined = combined_type(input, accumulator, info(op), reads, mapped)) {
         const bool fold_bytes = folds_bytes_in_lanes(input, info(op));
+        // A CPU's fold takes min and max of bytes in their own type (REDUCE_OWN_TYPE_OP).
         return std::string(" -D REDUCE_COMBINE_VALUES") +
                (combined == &input ? ""
                                    : " -D REDUCE_COMBINED=" + std::string(combined->cl_value)) +
                (fold_bytes && is_signed(input) ? " -D REDUCE_SIGNED_BYTES" : "") +
-               (fold_bytes ? " -D REDUCE_FOLD_COMBINED" : "");
+               (fold_bytes ? " -D REDUCE_FOLD_COMBINED -D REDUCE_OWN_TYPE_OP=" +
+                                 std::string(info(op).builtin)
+                           : "");
     }
     if (!combines_before_map(input, reads, mapped) || input.size != 1)
         return "";

@@ -8,6 +8,7 @@
 #include "detail/reference.hpp"
 #include "device_targets.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -110,6 +111,44 @@ std::vector<std::uint64_t> deciding_places(const Reducer& reducer, std::uint64_t
     return places;
 }
 
+/// `length` bytes `others` but `decider` at `place`, as values of the 1-byte `type`.
+HostValues deciding_bytes(DataType type, std::uint64_t length, std::uint8_t others,
+                          std::uint8_t decider, std::uint64_t place) {
+    std::vector<std::uint8_t> bytes(length, others);
+    bytes[place] = decider;
+    return visit_type(type, [&](auto zero) -> HostValues {
+        std::vector<decltype(zero)> typed(length);
+        if constexpr (sizeof zero == 1)
+            std::memcpy(static_cast<void*>(typed.data()), bytes.data(), length);
+        return typed;
+    });
+}
+
+/// The 1-byte recipes of `ops` with the passes' finish (the fold is the same for both), each
+/// given to `check(target, reducer, type, op)` in a section of its own.
+template <typename Check>
+void for_byte_recipes(const std::vector<Op>& ops, Check check) {
+    for (const auto& combination : every_op_and_type()) {
+        const auto& recipe = combination.recipe;
+        if (info(recipe.type).size != 1 ||
+            std::find(ops.begin(), ops.end(), recipe.op) == ops.end() ||
+            recipe.finish != Finish::passes)
+            continue;
+        DYNAMIC_SECTION(combination.name()) {
+            const auto reducer = make_reducer(*combination.target, recipe);
+            REQUIRE(reducer);
+            check(*combination.target, *reducer, recipe.type, recipe.op);
+        }
+    }
+}
+
+/// Two lengths, one past 16 loads of 8 a work-item, for the deciding places of each.
+std::vector<std::uint64_t> deciding_lengths(const Reducer& reducer) {
+    const auto& shape = reducer.shape();
+    const std::uint64_t most_items = std::uint64_t{shape.max_work_groups} * shape.work_group_size;
+    return {1003, 16 * 8 * most_items + 3};
+}
+
 } // namespace
 
 TEST_CASE("any and all of bytes find the one value that decides them, wherever a load has it",
@@ -117,46 +156,58 @@ TEST_CASE("any and all of bytes find the one value that decides them, wherever a
     // Bytes are tested a 32-bit word at a time (REDUCE_TEST_BYTES): the deciding byte in each
     // place of a load of 16, in the head and the tail, in each accumulator's loads, and with
     // its top bit alone set.
-    for (const auto& combination : every_op_and_type()) {
-        const auto& recipe = combination.recipe;
-        const bool any = recipe.op == Op::any;
-        if (info(recipe.type).size != 1 || (!any && recipe.op != Op::all) ||
-            recipe.finish != Finish::passes)
-            continue;
-        DYNAMIC_SECTION(combination.name()) {
-            const auto& target = *combination.target;
-            const auto reducer = make_reducer(target, recipe);
-            REQUIRE(reducer);
-            const auto& shape = reducer->shape();
-            const std::uint64_t most_items =
-                std::uint64_t{shape.max_work_groups} * shape.work_group_size;
-            for (const std::uint64_t length : {std::uint64_t{1003}, 16 * 8 * most_items + 3}) {
-                // A bool's 0x80 is NumPy's True, as any nonzero byte is.
-                const std::uint8_t deciding = 0x80;
-                for (const auto place : deciding_places(*reducer, length)) {
-                    // any: zeros but one; all: nonzero but one zero.
-                    std::vector<std::uint8_t> bytes(length, any ? 0 : deciding);
-                    bytes[place] = any ? deciding : 0;
-                    const auto values = visit_type(recipe.type, [&](auto zero) -> HostValues {
-                        std::vector<decltype(zero)> typed(length);
-                        if constexpr (sizeof zero == 1)
-                            std::memcpy(static_cast<void*>(typed.data()), bytes.data(), length);
-                        return typed;
-                    });
+    for_byte_recipes({Op::any, Op::all}, [](const DeviceUnderTest& target, Reducer& reducer,
+                                            DataType type, Op op) {
+        const bool any = op == Op::any;
+        // A bool's 0x80 is NumPy's True, as any nonzero byte is.
+        const std::uint8_t deciding = 0x80;
+        for (const auto length : deciding_lengths(reducer))
+            for (const auto place : deciding_places(reducer, length)) {
+                // any: zeros but one; all: nonzero but one zero.
+                const auto values =
+                    deciding_bytes(type, length, any ? 0 : deciding, any ? deciding : 0, place);
+                const auto input = upload(target.queue, values);
+                for (const std::uint64_t first : {std::uint64_t{0}, std::uint64_t{3}}) {
+                    const auto count = length - first;
+                    const auto device = reducer.reduce(target.queue.queue, input, first, count);
+                    INFO("length " << length << ", place " << place << ", values " << first << " + "
+                                   << count);
+                    CHECK(result_text(op, device) ==
+                          ((any == (place >= first)) ? "true" : "false"));
+                }
+            }
+    });
+}
+
+TEST_CASE("the min and max of bytes find a lone extreme wherever a load has it", "[device][ops]") {
+    // A CPU folds int8's and uint8's in their own type (REDUCE_OWN_TYPE_OP), GPUs in 32-bit
+    // lanes, and bools' are tested a word at a time: the one extreme in each place of a load
+    // of 16, in the head and the tail and in each accumulator's loads, as the host reference
+    // finds it.
+    for_byte_recipes(
+        {Op::min, Op::max, Op::nanmin, Op::nanmax},
+        [](const DeviceUnderTest& target, Reducer& reducer, DataType type, Op op) {
+            const bool max = op == Op::max || op == Op::nanmax;
+            // The extreme among fives: int8's 127 or -127 (0x81), uint8's 129 or 1; a bool's True
+            // among Falses or its False among Trues.
+            const bool bools = type == DataType::boolean;
+            const bool int8 = type == DataType::int8;
+            const std::uint8_t extreme = max ? (int8 ? 0x7f : 0x81) : (int8 ? 0x81 : bools ? 0 : 1);
+            const std::uint8_t others = bools && max ? 0 : 0x05;
+            for (const auto length : deciding_lengths(reducer))
+                for (const auto place : deciding_places(reducer, length)) {
+                    const auto values = deciding_bytes(type, length, others, extreme, place);
                     const auto input = upload(target.queue, values);
                     for (const std::uint64_t first : {std::uint64_t{0}, std::uint64_t{3}}) {
                         const auto count = length - first;
-                        const auto device =
-                            reducer->reduce(target.queue.queue, input, first, count);
                         INFO("length " << length << ", place " << place << ", values " << first
                                        << " + " << count);
-                        CHECK(result_text(recipe.op, device) ==
-                              ((any == (place >= first)) ? "true" : "false"));
+                        const auto host =
+                            host_reduce(op, ValuesView(values).part(first, count), count).value;
+                        CHECK(reducer.reduce(target.queue.queue, input, first, count) == host);
                     }
                 }
-            }
-        }
-    }
+        });
 }
 
 TEST_CASE("every nonzero byte of a bool is NumPy's True, for every op, path and finish",

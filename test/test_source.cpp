@@ -194,10 +194,11 @@ TEST_CASE("narrow integers' loads combine before their map: sums, any and all of
     const std::string in_int = " -D REDUCE_COMBINE_VALUES -D REDUCE_COMBINED=int";
     const std::string in_uint = " -D REDUCE_COMBINE_VALUES -D REDUCE_COMBINED=uint";
     const std::string bytes_in_int = in_int + two_loads;
+    // A CPU folds them in their own type instead, with the op's built-in.
     const std::string fold_signed_bytes =
-        in_int + " -D REDUCE_SIGNED_BYTES -D REDUCE_FOLD_COMBINED";
-    const std::string fold_bytes =
-        " -D REDUCE_COMBINE_VALUES -D REDUCE_COMBINED=uint -D REDUCE_FOLD_COMBINED";
+        in_int + " -D REDUCE_SIGNED_BYTES -D REDUCE_FOLD_COMBINED -D REDUCE_OWN_TYPE_OP=max";
+    const std::string fold_bytes = " -D REDUCE_COMBINE_VALUES -D REDUCE_COMBINED=uint -D "
+                                   "REDUCE_FOLD_COMBINED -D REDUCE_OWN_TYPE_OP=min";
     const std::string any_bytes = " -D REDUCE_TEST_BYTES" + two_loads;
     const std::string all_bytes = " -D REDUCE_TEST_BYTES -D REDUCE_TEST_ALL" + two_loads;
     const Case cases[] = {
