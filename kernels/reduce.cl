@@ -348,8 +348,9 @@ fold4_t read_run(global const input_t* in, ulong v, ulong step, ulong first, ulo
 // A CPU's run of 1-byte values' min or max, vectors begin ... end - 1 (step is 1), folded in
 // the values' own type by four accumulators. GPUs' fold (below) takes the bytes out of 32-bit
 // words, which PoCL compiled to scalar code, some 40 instructions a load: the int8 max of 2^26
-// values took 2215 us on the 16-core PoCL, six times its argmax (docs/ops-and-types.md). No
-// map reads the index: values are only folded in their own type where none is given.
+// values took 2215 us on the 16-core PoCL, six times its argmax, and 319 to 368 so
+// (docs/ops-and-types.md). No map reads the index: values are only folded in their own type
+// where none is given.
 accum_t fold_vectors(global const input_t* in, ulong first, ulong start, ulong first_vector,
                      ulong begin, ulong end, ulong step) {
     if (begin >= end)
@@ -367,6 +368,52 @@ accum_t fold_vectors(global const input_t* in, ulong first, ulong start, ulong f
     for (; i < end; ++i)
         a = REDUCE_OWN_TYPE_OP(a, loadn(in, first_vector + i));
     return map(best_of_lanes(REDUCE_COMBINE_ACCUMULATORS(REDUCE_OWN_TYPE_OP, a, b, c, d)), 0);
+}
+
+#elif defined(REDUCE_CONTIGUOUS) && defined(REDUCE_WIDENING_SUM)
+// A CPU's run of 1-byte values' sum into a 64-bit accumulator, vectors begin ... end - 1 (step
+// is 1): four accumulators of 16-bit lanes (-D REDUCE_WIDENING_SUM, short for int8, ushort
+// for uint8 and bool) add the loads of 16 bytes, each up to REDUCE_WIDENING_LOADS loads, which
+// 256 values of -128, 127 or 255 still fit, and are then added into 64-bit lanes. GPUs' fold
+// (below) sums the bytes in 16-bit fields of 32-bit words, which PoCL compiled to scalar code:
+// the int8 sum of 2^26 values took 2521 us on the 16-core PoCL, 375 so, its any 338
+// (docs/ops-and-types.md). No map reads the index, as for min and max above.
+typedef REDUCE_JOIN(REDUCE_WIDENING_SUM, 16) widened_t;
+#define widen REDUCE_JOIN(REDUCE_JOIN(convert_, REDUCE_WIDENING_SUM), 16)
+#define REDUCE_WIDENING_LOADS 256
+#define add_lanes(a, b) ((a) + (b))
+
+accum_t fold_vectors(global const input_t* in, ulong first, ulong start, ulong first_vector,
+                     ulong begin, ulong end, ulong step) {
+    long16 total = 0;
+    for (ulong i = begin; i < end;) {
+        const ulong stop = min(end, i + 4 * REDUCE_WIDENING_LOADS);
+        widened_t a = 0, b = 0, c = 0, d = 0;
+        for (; i + 3 < stop; i += 4) {
+            prefetch_ahead(in, first_vector + i, 4);
+            a += widen(loadn(in, first_vector + i));
+            b += widen(loadn(in, first_vector + i + 1));
+            c += widen(loadn(in, first_vector + i + 2));
+            d += widen(loadn(in, first_vector + i + 3));
+        }
+        // At most three loads are left, one for each of a, b and c.
+        if (i < stop)
+            a += widen(loadn(in, first_vector + i++));
+        if (i < stop)
+            b += widen(loadn(in, first_vector + i++));
+        if (i < stop)
+            c += widen(loadn(in, first_vector + i++));
+        total += REDUCE_COMBINE_ACCUMULATORS(add_lanes, convert_long16(a), convert_long16(b),
+                                             convert_long16(c), convert_long16(d));
+    }
+    // The lanes halved through a union, as in best_of_lanes().
+    const union {
+        long16 all;
+        long8 part[2];
+    } halves = {total};
+    const long8 eight = REDUCE_COMBINE_QUARTERS(add_lanes, halves.part[0], halves.part[1]);
+    return (accum_t)REDUCE_COMBINE_LANES(add_lanes,
+                                         REDUCE_COMBINE_QUARTERS(add_lanes, eight.lo, eight.hi));
 }
 
 #else

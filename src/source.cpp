@@ -161,8 +161,13 @@ std::string quarter_options(const TypeInfo& input, const TypeInfo& accumulator, 
                (tests_all_bytes(op) ? " -D REDUCE_TEST_ALL" : "");
     if (op != Op::sum)
         return "";
+    // A CPU's fold sums bytes into a 64-bit integer accumulator in 16-bit lanes
+    // (REDUCE_WIDENING_SUM); other accumulators keep GPUs' fold.
+    const bool widens = !accumulator.floating() && accumulator.size == 8;
+    const std::string widened = is_signed(input) ? "short" : "ushort";
     return std::string(" -D REDUCE_SUM_BYTES") +
-           (is_signed(input) ? " -D REDUCE_SIGNED_BYTES" : "");
+           (is_signed(input) ? " -D REDUCE_SIGNED_BYTES" : "") +
+           (widens ? " -D REDUCE_WIDENING_SUM=" + widened : "");
 }
 
 /// op4_values(), where read4 combines a load's quarters with it (combined_type()).

@@ -98,6 +98,38 @@ TEST_CASE("every device wraps integer sums around and finds the type's extremes"
         }
 }
 
+TEST_CASE("sums of bytes at their extremes fit a CPU's 16-bit lanes in every work-item's run",
+          "[device]") {
+    // A CPU adds a run's loads of 16 bytes in 16-bit lanes, 256 loads each at most, then in
+    // 64 bits (REDUCE_WIDENING_SUM): runs of some 1100 loads, every byte -128, 127 or 255 (or
+    // bools of 255, which count 1), overflow 16-bit lanes that take more.
+    for (const auto& combination : combinations_and_wide_loads()) {
+        const auto& recipe = combination.recipe;
+        const bool bytes = recipe.type == DataType::int8 || recipe.type == DataType::uint8;
+        if (!bytes || recipe.op != Op::sum || recipe.finish != Finish::passes)
+            continue;
+        DYNAMIC_SECTION(combination.name()) {
+            const auto& target = *combination.target;
+            const auto reducer = make_reducer(target, recipe);
+            REQUIRE(reducer);
+            const auto& shape = reducer->shape();
+            const std::uint64_t length =
+                1100 * 16 * std::uint64_t{shape.max_work_groups} * shape.work_group_size + 3;
+            const auto inputs = recipe.type == DataType::int8
+                                    ? std::vector<HostValues>{filled<cl_char>(length, -128, -128),
+                                                              filled<cl_char>(length, 127, 127)}
+                                    : std::vector<HostValues>{filled<cl_uchar>(length, 255, 255)};
+            for (const auto& values : inputs) {
+                const auto input = upload(target.queue, values);
+                const auto device = reducer->reduce(target.queue.queue, input, 0, length);
+                const auto host = host_reduce(Op::sum, values, length).value;
+                INFO("device " << to_string(device) << ", host " << to_string(host));
+                CHECK(device == host);
+            }
+        }
+    }
+}
+
 TEST_CASE("sums of bytes wrap around in a 32-bit accumulator as the values one by one would",
           "[device]") {
     // 2^25 + 3 bytes of 127, of -128 or of 255 pass the range of int32 or uint32; the kernel

@@ -189,6 +189,9 @@ TEST_CASE("narrow integers' loads combine before their map: sums, any and all of
     const auto values = Reads::values;
     const std::string bytes = " -D REDUCE_SUM_BYTES";
     const std::string signed_bytes = " -D REDUCE_SUM_BYTES -D REDUCE_SIGNED_BYTES";
+    // A CPU sums them into a 64-bit integer accumulator in 16-bit lanes.
+    const std::string widened_bytes = bytes + " -D REDUCE_WIDENING_SUM=ushort";
+    const std::string widened_signed_bytes = signed_bytes + " -D REDUCE_WIDENING_SUM=short";
     const std::string two_loads = " -D REDUCE_LOADS_PER_ACCUMULATOR=2";
     const std::string in_values_two_loads = " -D REDUCE_COMBINE_VALUES" + two_loads;
     const std::string in_int = " -D REDUCE_COMBINE_VALUES -D REDUCE_COMBINED=int";
@@ -202,10 +205,11 @@ TEST_CASE("narrow integers' loads combine before their map: sums, any and all of
     const std::string any_bytes = " -D REDUCE_TEST_BYTES" + two_loads;
     const std::string all_bytes = " -D REDUCE_TEST_BYTES -D REDUCE_TEST_ALL" + two_loads;
     const Case cases[] = {
-        {T::int8, T::int64, Op::sum, values, false, signed_bytes.c_str()},
+        {T::int8, T::int64, Op::sum, values, false, widened_signed_bytes.c_str()},
         {T::int8, T::int32, Op::sum, values, false, signed_bytes.c_str()},
-        {T::uint8, T::uint64, Op::sum, values, false, bytes.c_str()},
-        {T::boolean, T::uint64, Op::sum, values, false, bytes.c_str()},
+        {T::uint8, T::uint64, Op::sum, values, false, widened_bytes.c_str()},
+        {T::boolean, T::uint64, Op::sum, values, false, widened_bytes.c_str()},
+        {T::uint8, T::float64, Op::sum, values, false, bytes.c_str()},
         {T::int8, T::int64, Op::sum, values, true, ""},
         {T::int16, T::int64, Op::sum, values, false, ""},
         {T::int64, T::int64, Op::sum, Reads::partials, false, ""},
