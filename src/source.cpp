@@ -129,10 +129,12 @@ const TypeInfo* combined_type(const TypeInfo& input, const TypeInfo& accumulator
         return &info(is_signed(input) ? DataType::int32 : DataType::uint32);
     if (picks_an_operand(op))
         return &input;
+    // Only an integer accumulator is signed or not: unsigned values' sums and products into a
+    // float or a double took the signedness of the accumulator and crashed.
+    if (op.op != Op::prod || accumulator.floating())
+        return nullptr;
     const bool converts = is_signed(input) || !is_signed(accumulator) || accumulator.size == 8;
-    if (op.op == Op::prod && !accumulator.floating() && converts)
-        return &info(is_signed(input) ? DataType::int32 : DataType::uint32);
-    return nullptr;
+    return converts ? &info(is_signed(input) ? DataType::int32 : DataType::uint32) : nullptr;
 }
 
 /// The flags by which read4 combines a load's quarters before it maps them, where it may:
