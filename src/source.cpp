@@ -86,6 +86,11 @@ bool folds_bytes_in_lanes(const TypeInfo& input, const OpInfo& op) {
     return input.size == 1 && picks_an_operand(op);
 }
 
+/// Whether the op's least value wins (argmin, whose identity is the highest), else its greatest.
+bool least_wins(const OpInfo& op) {
+    return op.identity == Identity::highest;
+}
+
 /// Whether the integer type is signed: its unsigned twin is another type.
 bool is_signed(const TypeInfo& integer) {
     return std::string(integer.cl_value) != integer.wrapping;
@@ -129,8 +134,8 @@ const TypeInfo* combined_type(const TypeInfo& input, const TypeInfo& accumulator
         return &info(is_signed(input) ? DataType::int32 : DataType::uint32);
     if (picks_an_operand(op))
         return &input;
-    // Only an integer accumulator is signed or not: unsigned values' sums and products into a
-    // float or a double took the signedness of the accumulator and crashed.
+    // Only an integer product combines in 32 bits, and only an integer has a signedness
+    // (is_signed() reads its unsigned twin, which a float lacks).
     if (op.op != Op::prod || accumulator.floating())
         return nullptr;
     const bool converts = is_signed(input) || !is_signed(accumulator) || accumulator.size == 8;
@@ -285,8 +290,7 @@ std::string rank_definition(const OpInfo& row, const TypeInfo& input, const Type
                                        "~as_uint(value) : as_uint(value) | 0x80000000u)"
         : ranked == DataType::uint32 ? value
                                      : "(as_uint(" + value + ") ^ 0x80000000u)";
-    const bool least_wins = row.identity == Identity::highest; // argmin
-    const std::string order = least_wins ? "~" + ascending : ascending;
+    const std::string order = least_wins(row) ? "~" + ascending : ascending;
     return "uint rank_of(REDUCE_ACCUM value) { return " +
            (accumulator.floating() ? "isnan(value) ? UINT_MAX : " + order : order) + "; }\n";
 }
@@ -329,13 +333,12 @@ std::string lead_option(const TypeInfo& input, Op op, Reads reads, bool mapped) 
     const bool signed_bytes = input.size == 1 && is_signed(input);
     const bool words = input.size == 1;
     // A CPU's fold takes whole blocks of values by their best value first (REDUCE_OWN_TYPE_OP,
-    // reduce.cl): the extreme that wins, argmin's the least.
-    const bool least_wins = info(op).identity == Identity::highest;
+    // reduce.cl): the extreme that wins.
     return std::string(" -D REDUCE_LEAD=") + info(*lead).cl_value +
            (words ? " -D REDUCE_LEAD_WORDS" : "") +
            (signed_bytes ? " -D REDUCE_SIGNED_BYTES" : "") +
            (input.type == DataType::boolean ? " -D REDUCE_BOOL_LEADS" : "") +
-           (least_wins ? " -D REDUCE_OWN_TYPE_OP=min" : " -D REDUCE_OWN_TYPE_OP=max");
+           (least_wins(info(op)) ? " -D REDUCE_OWN_TYPE_OP=min" : " -D REDUCE_OWN_TYPE_OP=max");
 }
 
 /// -D REDUCE_LEAD_MASK4, what comparing two vectors of argmin's or argmax's leads gives: the

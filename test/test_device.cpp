@@ -101,8 +101,8 @@ TEST_CASE("every device wraps integer sums around and finds the type's extremes"
 TEST_CASE("sums of bytes at their extremes fit a CPU's 16-bit lanes in every work-item's run",
           "[device]") {
     // A CPU adds a run's loads of 16 bytes in 16-bit lanes, 256 loads each at most, then in
-    // 64 bits (REDUCE_WIDENING_SUM): runs of some 1100 loads, every byte -128, 127 or 255 (or
-    // bools of 255, which count 1), overflow 16-bit lanes that take more.
+    // 64 bits (REDUCE_WIDENING_SUM): runs of some 1100 loads, every byte -128, 127 or 255,
+    // overflow 16-bit lanes that take more.
     for (const auto& combination : combinations_and_wide_loads()) {
         const auto& recipe = combination.recipe;
         const bool bytes = recipe.type == DataType::int8 || recipe.type == DataType::uint8;
