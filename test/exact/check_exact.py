@@ -131,6 +131,10 @@ def cases(type_name):
     yield "both-infinities", [math.inf, 1.0, -math.inf]
     yield "infinity", [1.0, math.inf, largest, largest]
     yield "negative-infinity", [largest, -math.inf, largest]
+    # The same in runs long enough for blocks and chains (which must not sum them as numbers)
+    yield "nan-in-runs", [1.0] * 2500 + [math.nan] + [1.0] * 2500
+    yield "infinities-in-runs", [1.0] * 1000 + [math.inf] + [1.0] * 3000 + [-math.inf] + [1.0] * 999
+    yield "infinity-in-runs", [1.0] * 4000 + [-math.inf] + [1.0] * 1000
 
 
 def fold_case(clreduce, type_name):
@@ -224,6 +228,19 @@ def strided_edge_case(type_name):
     return [("strided-edge", [small] + [large] * (half - 1) + [-large] * (half - 1) + [0.0])]
 
 
+def half_chain_edge_case(type_name):
+    """float16 values that a lane of a CPU's blocks (a work-item's, with -w 1) sums one step
+    past the 2^13 values a lane that halves_sum_exactly() in exact_sum.cl allows: the least
+    float16 value first, then the largest one, whose sum passes 2^29 in that lane with its
+    8197th value, where the least value's bit is rounded away, then as many that cancel them.
+    The first run of a launch of up to 8 work-groups (2 compute units) holds that lane's first
+    8197 values; the sum is the least value alone."""
+    if type_name != "float16":
+        return []
+    count = 5 << 17
+    return [("half-chain-edge", [2.0**-24] + [65504.0] * count + [-65504.0] * count)]
+
+
 def bits(x, type_name):
     """The bits of x as the sum of `type_name` values prints it (in the result's type)."""
     if math.isnan(x):
@@ -255,7 +272,8 @@ def check(clreduce, work_dir, strided):
     failures = 0
     for type_name in FORMATS:
         for name, values in (list(cases(type_name)) + fold_case(clreduce, type_name) +
-                             block_edge_case(type_name) + strided_edge_case(type_name)):
+                             block_edge_case(type_name) + strided_edge_case(type_name) +
+                             half_chain_edge_case(type_name)):
             path = os.path.join(work_dir, "%s-%s.raw" % (type_name, name))
             with open(path, "wb") as file:
                 file.write(to_bytes(values, type_name))
@@ -368,6 +386,7 @@ MUTANT_INPUTS = {
     "ignore-bound": (("double", "bound-edge"),),
     "strided-chain-bits": (("float", "strided-edge"),),
     "strided-turn-bound": (("double", "turn-overflow"),),
+    "long-half-chain": (("float16", "half-chain-edge"),),
 }
 CANCELLATION = tuple((type_name, name) for type_name in ("float", "double")
                      for name in ("cancellation", "alternating"))
