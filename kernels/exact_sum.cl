@@ -24,8 +24,8 @@
 // every work-item land on the same few limbs, where atomics wait for each other. Most float
 // values skip even the TwoSum: where their magnitudes show that plain double additions sum
 // them exactly, they are added so, on CPUs in blocks (add_blocks()) and on GPUs in chains
-// (add_vectors()), and only those sums are deposited; on CPUs doubles skip it too, in blocks
-// that splitter sums hold exactly.
+// (add_vectors()), and only those sums are deposited; doubles skip it too, in splitter sums
+// (on CPUs in chains of blocks, on GPUs in chains of turns of loads).
 //
 // Build options: -D VALUE=float|double|half|ushort (the input's type), -D LIMBS=<limbs>,
 // -D LOWEST_BIT=<-149|-1074>, -D VALUE_IS_FLOAT for float input (also for float16, with
@@ -58,9 +58,10 @@
 // #define ahead of this file, to lose the last value of a work-item's run, the last
 // work-group's row, the entries that fold() leaves behind, the last of a block's sums (on
 // CPUs), or the carries between limbs; or to ignore what a double block's sums lose, or a
-// chain of double blocks' bound, or loosen the bound within which plain double sums of floats
-// are exact, or the count of float16 values a lane that they sum exactly, or the bound below
-// which a turn of doubles skips the overflow guard. A hook this file stopped using would leave
+// chain of double blocks' or turns' bound, or loosen the bound within which plain double sums
+// of floats are exact, or the count of float16 values a lane that they sum exactly, or the
+// magnitude down to which a GPU's chain of double turns takes values, or the bound below which
+// a turn of doubles skips the overflow guard. A hook this file stopped using would leave
 // its mutant a working kernel, which the mutant tests then fail.
 #ifndef EXACT_IN_RUN
 #define EXACT_IN_RUN(i, end) ((i) < (end))
@@ -88,6 +89,9 @@
 #endif
 #ifndef EXACT_HALF_VALUES_A_LANE
 #define EXACT_HALF_VALUES_A_LANE (1ul << 13) // see halves_sum_exactly()
+#endif
+#ifndef EXACT_LOW_REACH
+#define EXACT_LOW_REACH 33 // binades below a chain's bound (see takes_turn())
 #endif
 #ifndef EXACT_CARRY
 #define EXACT_CARRY(sum) ((sum) >> DIGIT_BITS) // arithmetic: a negative sum borrows
@@ -406,6 +410,42 @@ inline bool sums_exactly(uint largest, uint smallest_less_one, ulong values_a_la
 }
 #endif
 
+#ifndef VALUE_IS_FLOAT
+// Doubles: a double's 53 bits leave no room for plain sums to be exact, so runs of them go in
+// chains of splitter sums (CPUs' blocks, GPUs' turns of loads). Every value of a chain is below
+// its bound, 2^E. A high sum starts at a splitter, 1.5 * 2^(E + 10), and stays within a
+// quarter of its binade: each addition rounds the value to the splitter's grid, and the rest,
+// exact (Fast2Sum: the splitter is the larger), goes to a low sum that starts at
+// 1.5 * 2^(E - 33). Where the low sums' additions lose nothing, the sums less their splitters
+// (exact: within a factor 2 of each other) hold the chain's sum exactly.
+//
+// The bounds: a lane adds up to SPLIT_VALUES_A_LANE = 2^8 values, whose sum is below
+// 2^(E + 8), a quarter of the high splitter's binade 2^(E + 10); each rest is at most half an
+// ulp of a high sum, 2^(E - 43), and 2^8 of them add up to less than 2^(E - 35), a quarter of
+// the low splitter's binade 2^(E - 33), whose ulp, 2^(E - 85), is the grid of values from
+// 2^(E - 33) up.
+#define SPLIT_VALUES_A_LANE 256
+#define HIGH_SPLITTER 0x1.8p10 // times the bound
+#define LOW_SPLITTER 0x1.8p-33
+#define BOUND_HEADROOM 2
+
+/// Adds x to a splitter's sum `high`; returns what high's grid could not hold, exactly.
+inline double4 split_off(double4* high, double4 x) {
+    const double4 next_high = *high + x;
+    const double4 rest = x - (next_high - *high);
+    *high = next_high;
+    return rest;
+}
+
+/// The bound of a chain whose first values' largest magnitude has the biased exponent
+/// `biased`, BOUND_HEADROOM binades above it; 0 where its splitters would not be finite and
+/// normal (past 2^1013 or below 2^-989: values that take TwoSum).
+inline double chain_bound(int biased) {
+    const int exponent = biased - 1022 + BOUND_HEADROOM;
+    return exponent > 1013 || exponent < -989 ? 0 : as_double((ulong)(exponent + 1023) << 52);
+}
+#endif
+
 #ifdef CONTIGUOUS
 #ifdef PREFETCH_BYTES
 // On PoCL's CPU devices (-D PREFETCH_BYTES) a block's loop asks for the lines that lie that
@@ -560,31 +600,17 @@ inline ulong add_blocks(global const VALUE* values, ulong i, ulong end, doubleN*
     return i;
 }
 #else
-// Doubles: a double's 53 bits leave no room for a span, so blocks go in chains of splitter
-// sums. Every value of a chain is below its bound, 2^E. Each of four high sums starts at a
-// splitter, 1.5 * 2^(E + 10), and stays within a quarter of its binade: each addition rounds
-// the value to the splitter's grid, and the rest, exact (Fast2Sum: the splitter is the
-// larger), goes to a low sum that starts at 1.5 * 2^(E - 33), whose own rests must be zero
-// (EXACT_SPLIT_LOST). The sums less their splitters (exact: within a factor 2 of each other)
-// hold the chain's sum exactly. A chain's bound is set from its first block, BOUND_HEADROOM
-// binades above its largest magnitude, so that the blocks after it are checked against it in
-// the pass that adds them (EXACT_BELOW_BOUND). A block that reaches the bound, or whose rests
-// the low sums lose (values more than some 30 binades below the first block's largest), is
-// taken back out; the chain is deposited, and the block starts another (value by value, where
-// it fails alone). Blocks summed apart, each after a pass for its largest magnitude, took
-// 1.3 to 1.8 times as long in two calls on the 16-core PoCL: 2^24 random doubles 2.25 and
-// 3.05 ms against 1.48 and 1.75 (the plain sum 0.51 and 0.63), 2^27 19.4 and 24.1 against
-// 14.7 and 15.8 (9.5 and 10.4; docs/exact-sums.md).
-//
-// The bounds: a chain's lane adds CHAIN_BLOCKS * 16 = 2^8 values, whose sum is below
-// 2^(E + 8), a quarter of the high splitter's binade 2^(E + 10); each rest is at most half an
-// ulp of a high sum, 2^(E - 43), and 2^8 of them add up to less than 2^(E - 35), a quarter of
-// the low splitter's binade 2^(E - 33), whose ulp, 2^(E - 85), is the grid of values from
-// 2^(E - 33) up.
-#define CHAIN_BLOCKS 16
-#define HIGH_SPLITTER 0x1.8p10 // times the bound
-#define LOW_SPLITTER 0x1.8p-33
-#define BOUND_HEADROOM 2
+// Doubles: blocks go in chains of splitter sums (above), four high and four low sums, whose
+// low sums' additions must lose nothing (EXACT_SPLIT_LOST). A chain's bound is set from its
+// first block, BOUND_HEADROOM binades above its largest magnitude, so that the blocks after it
+// are checked against it in the pass that adds them (EXACT_BELOW_BOUND). A block that reaches
+// the bound, or whose rests the low sums lose (values more than some 30 binades below the
+// first block's largest), is taken back out; the chain is deposited, and the block starts
+// another (value by value, where it fails alone). Blocks summed apart, each after a pass for
+// its largest magnitude, took 1.3 to 1.8 times as long in two calls on the 16-core PoCL: 2^24
+// random doubles 2.25 and 3.05 ms against 1.48 and 1.75 (the plain sum 0.51 and 0.63), 2^27
+// 19.4 and 24.1 against 14.7 and 15.8 (9.5 and 10.4; docs/exact-sums.md).
+#define CHAIN_BLOCKS (SPLIT_VALUES_A_LANE / 16) // a block adds 16 values a lane
 
 /// The block's largest magnitude, or NaN where a value is a NaN or an infinity.
 inline double block_largest(global const VALUE* values, ulong i) {
@@ -620,9 +646,7 @@ inline SplitChain split_chain(double bound) {
 /// the 16-core PoCL (docs/exact-sums.md). Subtracted in this order, equal doubles give +0 also
 /// where the rest is -0 (a value -0's): the other order made every block with a -0 fail.
 inline void split_add(double4* high, double4* low, double4 x, long4* lost) {
-    const double4 next_high = *high + x;
-    const double4 rest = x - (next_high - *high);
-    *high = next_high;
+    const double4 rest = split_off(high, x);
     const double4 next_low = *low + rest;
     *lost |= as_long4(EXACT_SPLIT_LOST((next_low - *low) - rest));
     *low = next_low;
@@ -690,13 +714,11 @@ inline bool chain_block(global const VALUE* values, ulong i, SplitChain* chain, 
     const double largest = block_largest(values, i);
     if (largest == 0)
         return true; // zeros: nothing to add
-    if (isnan(largest))
+    // 0 for a NaN, whose biased exponent is 2047
+    const double bound = chain_bound(as_ulong(largest) >> 52);
+    if (bound == 0)
         return false;
-    // The bound's exponent: largest < 2^(exponent - BOUND_HEADROOM).
-    const int exponent = (int)(as_ulong(largest) >> 52) - 1022 + BOUND_HEADROOM;
-    if (exponent > 1013 || exponent < -989) // the splitters finite and normal
-        return false;
-    *chain = split_chain(as_double((ulong)(exponent + 1023) << 52));
+    *chain = split_chain(bound);
     if (!split_block(values, i, chain))
         return false;
     chain->blocks = 1;
@@ -811,11 +833,98 @@ inline bool below_overflow(double4 a, double4 b, double4 c, double4 d) {
     const uint4 largest = max(max(high_words(a), high_words(b)), max(high_words(c), high_words(d)));
     return all(largest < EXACT_TURN_BOUND);
 }
+
+// On GPUs, doubles go in chains of turns: a work-item adds each turn of four loads to its
+// chain's splitter sums (above), a high and a low sum of four lanes, for as long as the turns'
+// magnitudes keep them exact, and deposits only the chain's sums. Where TwoSum spends six
+// operations a value, or twelve where the value has all 53 bits, a splitter sum spends four:
+// on the H200, 2^26 normal values took 131.4 us so against 146.2, 2^28 481.5 against 522.4
+// (the plain sum 124.1 and 470.0); small random integers, about as long as by TwoSum
+// (docs/exact-sums.md). Unlike the CPUs' blocks, a turn is tested before it is added, so that
+// no copy of the sums waits in registers for the test: each value is below the bound and,
+// where not zero, at least 2^(E - EXACT_LOW_REACH) in magnitude, whose ulp is the low sum's
+// grid 2^(E - 85) or coarser, so that the low sum adds its rest exactly. A turn that fails
+// deposits the chain and starts another bounded by its own largest magnitude; one that fails
+// that too takes TwoSum, and so do the TURN_IDLE turns after it, which would most likely fail
+// as well (data spread over more binades than a chain holds) and cost their tests. The kernel
+// then takes 102 registers, within the 128 that two work-groups of 256 an SM leave.
+#define SPLIT_TURNS
+#define TURNS_A_CHAIN (SPLIT_VALUES_A_LANE / 4) // a turn adds four values a lane
+#define TURN_IDLE 8
+
+/// A chain of turns: a high and a low sum, from their splitters on, for values below `bound`
+/// and (but zeros) at least 2^-EXACT_LOW_REACH times it, those two as turn_magnitudes() of
+/// them (the least less one); and how many turns it holds, or for how many more not to try.
+typedef struct {
+    double4 high, low;
+    double bound;
+    uint below, least_less_one;
+    uint turns, idle;
+} TurnChain;
+
+/// The magnitudes of x's values as the high words of their bits, the sign cleared, with the
+/// last bit set where the low word is not zero: ordered as the magnitudes are against every
+/// power of two from 2^-1022 up (whose high words are even and low words zero), and zero only
+/// for a zero (not for the least subnormals). Integer work on words that runs beside the
+/// double operations.
+inline uint4 turn_magnitudes(double4 x) {
+    return high_words(x) | (as_uint4(convert_uint4(as_ulong4(x)) != 0u) & 1u);
+}
+
+/// Deposits the chain's sums, less their splitters, if it holds any turns, and empties it.
+inline void deposit_turns(TurnChain* chain, doubleN* expansion, local long* digits) {
+    if (chain->turns == 0)
+        return;
+    deposit4(chain->high - HIGH_SPLITTER * chain->bound, expansion, digits);
+    deposit4(chain->low - LOW_SPLITTER * chain->bound, expansion, digits);
+    chain->turns = 0;
+}
+
+/// Adds the turn a, b, c, d to the chain where its magnitudes keep the sums exact; else
+/// deposits the chain and starts another with the turn. False, and nothing added, where the
+/// turn fails a chain of its own, or follows such a turn by no more than TURN_IDLE turns.
+inline bool takes_turn(TurnChain* chain, double4 a, double4 b, double4 c, double4 d,
+                       doubleN* expansion, local long* digits) {
+    if (chain->idle != 0) {
+        --chain->idle;
+        return false;
+    }
+    const uint4 ma = turn_magnitudes(a), mb = turn_magnitudes(b), mc = turn_magnitudes(c),
+                md = turn_magnitudes(d);
+    const uint4 largest = max(max(ma, mb), max(mc, md));
+    const uint4 least_less_one = min(min(ma - 1, mb - 1), min(mc - 1, md - 1)); // zeros wrap
+    const uint2 largest2 = max(largest.lo, largest.hi);
+    const uint2 least2 = min(least_less_one.lo, least_less_one.hi);
+    const uint most = max(largest2.x, largest2.y), least = min(least2.x, least2.y);
+    if (chain->turns == 0 || chain->turns == TURNS_A_CHAIN ||
+        !EXACT_BELOW_BOUND(largest, chain->below) || least < chain->least_less_one) {
+        deposit_turns(chain, expansion, digits);
+        if (most == 0)
+            return true; // zeros: nothing to add
+        // 0 for a NaN or an infinity, whose biased exponent is 2047
+        chain->bound = chain_bound(most >> 20);
+        chain->below = as_uint2(chain->bound).y;
+        chain->least_less_one = chain->below - (EXACT_LOW_REACH << 20) - 1;
+        if (chain->bound == 0 || least < chain->least_less_one) {
+            chain->idle = TURN_IDLE;
+            return false;
+        }
+        chain->high = HIGH_SPLITTER * chain->bound;
+        chain->low = LOW_SPLITTER * chain->bound;
+    }
+    chain->low += split_off(&chain->high, a);
+    chain->low += split_off(&chain->high, b);
+    chain->low += split_off(&chain->high, c);
+    chain->low += split_off(&chain->high, d);
+    ++chain->turns;
+    return true;
+}
 #endif
 
 /// Adds the vectors of `values` that `stride` names to a work-item's expansions, with four
 /// loads in flight before any is added: the adds wait on memory less. On GPUs, float values go
-/// in chains, each turn of loads at once.
+/// in chains of plain double sums and doubles in chains of splitter sums, each turn of loads
+/// at once.
 inline void add_vectors(global const VALUE* values, Stride stride, doubleN* expansion,
                         local long* digits) {
     const ulong end = stride.end;
@@ -826,6 +935,9 @@ inline void add_vectors(global const VALUE* values, Stride stride, doubleN* expa
 #endif
 #ifdef CHAINS
     Chain chain = {0, 0, UINT_MAX, 0};
+#endif
+#ifdef SPLIT_TURNS
+    TurnChain turns = {0};
 #endif
     for (; EXACT_IN_RUN(i + 3 * step, end); i += 4 * step) {
         const LOADED4 a = LOAD4(i, values);
@@ -843,6 +955,10 @@ inline void add_vectors(global const VALUE* values, Stride stride, doubleN* expa
                 add_to_chain(add_to_chain(add_to_chain(add_to_chain(chain.sum, a), b), c), d);
             continue;
         }
+#endif
+#ifdef SPLIT_TURNS
+        if (takes_turn(&turns, a, b, c, d, expansion, digits))
+            continue;
 #endif
 #ifdef UNGUARDED_TURNS
         if (below_overflow(a, b, c, d)) {
@@ -875,6 +991,9 @@ inline void add_vectors(global const VALUE* values, Stride stride, doubleN* expa
     }
 #ifdef CHAINS
     flush(&chain, expansion, digits);
+#endif
+#ifdef SPLIT_TURNS
+    deposit_turns(&turns, expansion, digits);
 #endif
     for (; EXACT_IN_RUN(i, end); i += step)
         add_values(LOAD4(i, values), expansion, digits);

@@ -215,17 +215,32 @@ def strided_edge_case(type_name):
     A lane's sum passes 2^6, where its grid rounds the smallest value's last bit away, with
     its 33rd value. Every work-item of a strided launch reads the first half's large values,
     then the second half's that cancel them; the sum is the smallest value alone. Doubles:
-    turns of 1.5 * 2^1022, whose lanes' sums overflow with their third value unless the turn
-    takes the overflow guard, then as many that cancel them, and 1."""
+    turn_edge_cases()."""
     if type_name == "double":
-        half = 1 << 13
-        return [("turn-overflow", [math.ldexp(1.5, 1022)] * half +
-                 [-math.ldexp(1.5, 1022)] * half + [1.0])]
+        return turn_edge_cases()
     if type_name != "float":
         return []
     large, small = 2 - 2.0**-23, (1 + 2.0**-23) * 2.0**-24
     half = 1 << 13
     return [("strided-edge", [small] + [large] * (half - 1) + [-large] * (half - 1) + [0.0])]
+
+
+def turn_edge_cases():
+    """Doubles that a GPU work-item's turns (add_vectors() in exact_sum.cl, read strided) must
+    not take as they come. turn-overflow: turns of 1.5 * 2^1022, whose lanes' sums overflow
+    with their third value unless the turn takes the overflow guard, then as many that cancel
+    them, and 1. turn-bound-edge: ones, which start chains bounded by 8, but for 2^70 and
+    -2^70 in the middle, past every layout's first turn: a chain that took 2^70 would round its
+    splitter's part of the sum away. turn-reach-edge: each vector holds 1, -1 and twice
+    2^-31 (1 + 2^-52), whose last bit, 2^-83, lies past the low sums' grid of a chain that 1
+    bounds, 2^-82; the sum is the small values' alone."""
+    half = 1 << 13
+    overflow = [math.ldexp(1.5, 1022)] * half + [-math.ldexp(1.5, 1022)] * half + [1.0]
+    bound = [1.0] * (1 << 18)
+    bound[1 << 17], bound[(1 << 17) + 4004] = 2.0**70, -2.0**70
+    small = 2.0**-31 * (1 + 2.0**-52)
+    return [("turn-overflow", overflow), ("turn-bound-edge", bound),
+            ("turn-reach-edge", [1.0, -1.0, small, small] * (1 << 16))]
 
 
 def half_chain_edge_case(type_name):
@@ -386,6 +401,8 @@ MUTANT_INPUTS = {
     "ignore-bound": (("double", "bound-edge"),),
     "strided-chain-bits": (("float", "strided-edge"),),
     "strided-turn-bound": (("double", "turn-overflow"),),
+    "strided-ignore-bound": (("double", "turn-bound-edge"),),
+    "strided-low-reach": (("double", "turn-reach-edge"),),
     "long-half-chain": (("float16", "half-chain-edge"),),
 }
 CANCELLATION = tuple((type_name, name) for type_name in ("float", "double")
