@@ -56,13 +56,13 @@
 
 // Mutation hooks: the steps that the test mutants (test/CMakeLists.txt) redefine, with -D or a
 // #define ahead of this file, to lose the last value of a work-item's run, the last
-// work-group's row, the entries that fold() leaves behind, the last of a block's sums (on
-// CPUs), or the carries between limbs; or to ignore what a double block's sums lose, or a
-// chain of double blocks' or turns' bound, or loosen the bound within which plain double sums
-// of floats are exact, or the count of float16 values a lane that they sum exactly, or the
-// magnitude down to which a GPU's chain of double turns takes values, or the bound below which
-// a turn of doubles skips the overflow guard. A hook this file stopped using would leave
-// its mutant a working kernel, which the mutant tests then fail.
+// work-group's row, the entries that fold() leaves behind, what fold()'s deposits spill, the
+// last of a block's sums (on CPUs), or the carries between limbs; or to ignore what a double
+// block's sums lose, or a chain of double blocks' or turns' bound, or loosen the bound within which
+// plain double sums of floats are exact, or the count of float16 values a lane that they sum
+// exactly, or the magnitude down to which a GPU's chain of double turns takes values, or the bound
+// below which a turn of doubles skips the overflow guard. A hook this file stopped using would
+// leave its mutant a working kernel, which the mutant tests then fail.
 #ifndef EXACT_IN_RUN
 #define EXACT_IN_RUN(i, end) ((i) < (end))
 #endif
@@ -71,6 +71,9 @@
 #endif
 #ifndef EXACT_LEFT_BEHIND
 #define EXACT_LEFT_BEHIND(entry) (entry)
+#endif
+#ifndef EXACT_FOLD_DEPOSIT
+#define EXACT_FOLD_DEPOSIT(x, expansion, digits) deposit(x, expansion, digits, MAY_OVERFLOW)
 #endif
 #ifndef EXACT_BLOCK_SUM
 #define EXACT_BLOCK_SUM(sum) (sum)
@@ -320,8 +323,8 @@ inline void fold_entries(doubleN* expansion, local long* digits, local doubleN* 
         barrier(CLK_LOCAL_MEM_FENCE);
         if (id >= first_handing - handing && id < first_handing)
             for (uint k = 0; k < handed; ++k)
-                deposit(slots[(id - (first_handing - handing)) * handed + k], expansion, digits,
-                        MAY_OVERFLOW);
+                EXACT_FOLD_DEPOSIT(slots[(id - (first_handing - handing)) * handed + k], expansion,
+                                   digits);
         holding = first_handing;
     }
 }

@@ -156,6 +156,25 @@ def fold_case(clreduce, type_name):
     return [("fold-quarters", half(0) + [-x for x in half(1)])]
 
 
+def fold_spill_case(type_name):
+    """Values with all their bits in five classes of magnitude far apart, shuffled, then the same
+    negated in another order: every work-item's expansions (three doubles) hold more than they
+    can, and so do the ones that fold() adds up, whose deposits must spill what is left over.
+    The sum is zero, so any value lost shows."""
+    if type_name not in ("float", "double"):
+        return []  # the 16-bit types' values span too few binades
+    rng = random.Random(23)
+    _, precision, _, _ = FORMATS[type_name]
+    step = {"float": 50, "double": 400}[type_name]  # binades between the classes
+    top_bit = 1 << (precision - 1)
+    values = [rng.choice((-1, 1)) * math.ldexp(rng.getrandbits(precision - 1) | top_bit,
+                                               step * rng.randint(-2, 2) - precision)
+              for _ in range(1 << 15)]
+    negated = [-x for x in values]
+    rng.shuffle(negated)
+    return [("fold-spills", values + negated)]
+
+
 def block_edge_case(type_name):
     """Blocks of 256 values (a CPU work-item's, with -w 1: sum_block() in exact_sum.cl) one
     step past what a block's sums hold exactly, which must go value by value. Floats: the
@@ -287,6 +306,7 @@ def check(clreduce, work_dir, strided):
     failures = 0
     for type_name in FORMATS:
         for name, values in (list(cases(type_name)) + fold_case(clreduce, type_name) +
+                             fold_spill_case(type_name) +
                              block_edge_case(type_name) + strided_edge_case(type_name) +
                              half_chain_edge_case(type_name)):
             path = os.path.join(work_dir, "%s-%s.raw" % (type_name, name))
@@ -389,11 +409,13 @@ def check_long_row(clreduce, work_dir, type_name, descr):
 
 # The inputs a mutant must fail on, where not the float and double ones with cancellation:
 # entries left behind by fold() only where it hands over first entries alone, which
-# cancellation never lets it do; a block's sum only where a CPU work-item's blocks qualify
+# cancellation never lets it do; what fold()'s deposits spill only where the expansions
+# overflow in the fold; a block's sum only where a CPU work-item's blocks qualify
 # (float values close in magnitude: not the cancellation's), and only the block edges'
 # blocks lose what their sums cannot hold.
 MUTANT_INPUTS = {
     "drop-left-behind": (("float", "fold-quarters"), ("double", "fold-quarters")),
+    "drop-fold-spill": (("float", "fold-spills"), ("double", "fold-spills")),
     "drop-block-sum": (("float", "alternating"), ("float", "all-equal"),
                        ("double", "cancellation"), ("double", "alternating")),
     "narrow-span": (("float", "narrow-edge"), ("float", "chain-edge")),
