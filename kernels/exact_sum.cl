@@ -56,13 +56,14 @@
 
 // Mutation hooks: the steps that the test mutants (test/CMakeLists.txt) redefine, with -D or a
 // #define ahead of this file, to lose the last value of a work-item's run, the last
-// work-group's row, the entries that fold() leaves behind, what fold()'s deposits spill, the
+// work-group's row, the entries that fold() leaves behind, what fold()'s additions spill, the
 // last of a block's sums (on CPUs), or the carries between limbs; or to ignore what a double
-// block's sums lose, or a chain of double blocks' or turns' bound, or loosen the bound within which
-// plain double sums of floats are exact, or the count of float16 values a lane that they sum
-// exactly, or the magnitude down to which a GPU's chain of double turns takes values, or the bound
-// below which a turn of doubles skips the overflow guard. A hook this file stopped using would
-// leave its mutant a working kernel, which the mutant tests then fail.
+// block's sums lose, or a chain of double blocks' or turns' bound, or loosen the bound within
+// which plain double sums of floats are exact, or the count of float16 values a lane that they
+// sum exactly, or the magnitude down to which a GPU's chain of double turns takes values, or
+// the bound below which a turn of doubles, or a step of the fold, skips the overflow guard. A
+// hook this file stopped using would leave its mutant a working kernel, which the mutant tests
+// then fail.
 #ifndef EXACT_IN_RUN
 #define EXACT_IN_RUN(i, end) ((i) < (end))
 #endif
@@ -72,8 +73,8 @@
 #ifndef EXACT_LEFT_BEHIND
 #define EXACT_LEFT_BEHIND(entry) (entry)
 #endif
-#ifndef EXACT_FOLD_DEPOSIT
-#define EXACT_FOLD_DEPOSIT(x, expansion, digits) deposit(x, expansion, digits, MAY_OVERFLOW)
+#ifndef EXACT_FOLD_SPILL
+#define EXACT_FOLD_SPILL(left) (left)
 #endif
 #ifndef EXACT_BLOCK_SUM
 #define EXACT_BLOCK_SUM(sum) (sum)
@@ -284,6 +285,58 @@ inline void add_values(LOADED4 values, doubleN* expansion, local long* digits) {
     deposit4(x, expansion, digits);
 }
 
+/// The high words of x's magnitudes, which order them as the magnitudes do (NaN above all).
+inline LANES_OF(uint) entry_high_words(doubleN x) {
+    return LANES_OF(convert_uint)(LANES_OF(as_ulong)(x) >> 32) & 0x7fffffffu;
+}
+
+/// Whether a TwoSum of an entry of `expansion` and one of the first `entries` of `other`, or of
+/// their errors on down the entries, may overflow: never for float values (MAY_OVERFLOW), and
+/// for doubles only where an entry reaches 2^960 in magnitude (EXACT_TURN_BOUND, as
+/// below_overflow() tests a turn of loads).
+inline bool entries_may_overflow(const doubleN* expansion, local const doubleN* other,
+                                 const uint entries) {
+    if (!MAY_OVERFLOW)
+        return false;
+    LANES_OF(uint) largest = 0;
+    for (uint k = 0; k < EXPANSION; ++k)
+        largest = max(largest, entry_high_words(expansion[k]));
+    for (uint k = 0; k < entries; ++k)
+        largest = max(largest, entry_high_words(other[k]));
+    return !all(largest < EXACT_TURN_BOUND);
+}
+
+/// Adds the first `entries` entries of the expansions `other` (one, or all EXPANSION) into
+/// `expansion`, exactly: entry k to entry k, the TwoSums side by side, and their errors on down
+/// the later entries; only what the last entry cannot hold spills. No branch but that spill's
+/// and the overflow test's, where deposit() has one after each TwoSum: on the H200 those
+/// branches were most of the fold's time, and 2^20 normal doubles took 13.9 us so against 17.6
+/// (the plain sum 8.4), 2^24 44.6 against 47.9 (docs/exact-sums.md). Where a sum may overflow,
+/// each entry takes deposit()'s guarded way instead.
+inline void add_entries(doubleN* expansion, local const doubleN* other, const uint entries,
+                        local long* digits) {
+    if (entries_may_overflow(expansion, other, entries)) {
+        for (uint k = 0; k < entries; ++k)
+            deposit(other[k], expansion, digits, MAY_OVERFLOW);
+        return;
+    }
+    doubleN error0 = two_sum(&expansion[0], other[0], false, digits);
+    doubleN error1 = 0, error2 = 0;
+    if (entries == EXPANSION) {
+        error1 = two_sum(&expansion[1], other[1], false, digits);
+        error2 = two_sum(&expansion[2], other[2], false, digits);
+    }
+    error0 = two_sum(&expansion[1], error0, false, digits);
+    error0 = two_sum(&expansion[2], error0, false, digits);
+    if (entries == EXPANSION)
+        error1 = two_sum(&expansion[2], error1, false, digits);
+    if (any((error0 != 0) | (error1 != 0) | (error2 != 0))) {
+        spill_lanes(digits, EXACT_FOLD_SPILL(error0));
+        spill_lanes(digits, EXACT_FOLD_SPILL(error1));
+        spill_lanes(digits, EXACT_FOLD_SPILL(error2));
+    }
+}
+
 /// Zeroes the work-group's row, and fold()'s flag.
 void clear(local long* digits, local uint* deep) {
     for (size_t entry = get_local_id(0); entry < ROW_WIDTH; entry += get_local_size(0))
@@ -304,8 +357,8 @@ uint entries_to_hand(const doubleN* expansion, local uint* deep) {
     return *deep != 0 ? EXPANSION : 1;
 }
 
-/// Adds every work-item's expansions into work-item 0's, exactly (deposit() spills what they
-/// cannot hold), so that only those doubles (six or twelve) spill at the end instead of every
+/// Adds every work-item's expansions into work-item 0's, exactly (add_entries() spills what
+/// they cannot hold), so that only those doubles (six or twelve) spill at the end instead of every
 /// work-item's adding to the same few limbs, atomics that then wait for each other. In each step
 /// the last work-items still holding expansions hand their first `handed` entries over in
 /// `slots` (FOLD_SLOTS * EXPANSION entries) to as many before them. Called with a constant
@@ -322,16 +375,15 @@ inline void fold_entries(doubleN* expansion, local long* digits, local doubleN* 
                 slots[(id - first_handing) * handed + k] = expansion[k];
         barrier(CLK_LOCAL_MEM_FENCE);
         if (id >= first_handing - handing && id < first_handing)
-            for (uint k = 0; k < handed; ++k)
-                EXACT_FOLD_DEPOSIT(slots[(id - (first_handing - handing)) * handed + k], expansion,
-                                   digits);
+            add_entries(expansion, slots + (id - (first_handing - handing)) * handed, handed,
+                        digits);
         holding = first_handing;
     }
 }
 
 /// Folds the work-group's expansions into work-item 0's (fold_entries()): every entry, where
 /// any work-item's later entries hold something; else the first entries alone, and where a
-/// receiver's deposits filled its later entries, it spills them at the end.
+/// receiver's additions filled its later entries, it spills them at the end.
 void fold(doubleN* expansion, local long* digits, local doubleN* slots, local uint* deep) {
     if (entries_to_hand(expansion, deep) == EXPANSION) {
         fold_entries(expansion, digits, slots, EXPANSION);

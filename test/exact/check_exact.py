@@ -135,6 +135,10 @@ def cases(type_name):
     yield "nan-in-runs", [1.0] * 2500 + [math.nan] + [1.0] * 2500
     yield "infinities-in-runs", [1.0] * 1000 + [math.inf] + [1.0] * 3000 + [-math.inf] + [1.0] * 999
     yield "infinity-in-runs", [1.0] * 4000 + [-math.inf] + [1.0] * 1000
+    # Sums that overflow where fold() adds the work-items' expansions, though the whole does not
+    halves = [math.ldexp(0.75, max_exponent), -math.ldexp(0.75, max_exponent)] * 5000
+    rng.shuffle(halves)
+    yield "overflow-in-fold", halves + [1.0]
 
 
 def fold_case(clreduce, type_name):
@@ -409,13 +413,14 @@ def check_long_row(clreduce, work_dir, type_name, descr):
 
 # The inputs a mutant must fail on, where not the float and double ones with cancellation:
 # entries left behind by fold() only where it hands over first entries alone, which
-# cancellation never lets it do; what fold()'s deposits spill only where the expansions
-# overflow in the fold; a block's sum only where a CPU work-item's blocks qualify
-# (float values close in magnitude: not the cancellation's), and only the block edges'
-# blocks lose what their sums cannot hold.
+# cancellation never lets it do; what fold()'s additions spill only where the expansions
+# overflow in the fold, and its overflow guard only where its sums overflow; a block's sum
+# only where a CPU work-item's blocks qualify (float values close in magnitude: not the
+# cancellation's), and only the block edges' blocks lose what their sums cannot hold.
 MUTANT_INPUTS = {
     "drop-left-behind": (("float", "fold-quarters"), ("double", "fold-quarters")),
     "drop-fold-spill": (("float", "fold-spills"), ("double", "fold-spills")),
+    "unguarded-fold": (("double", "overflow-in-fold"),),
     "drop-block-sum": (("float", "alternating"), ("float", "all-equal"),
                        ("double", "cancellation"), ("double", "alternating")),
     "narrow-span": (("float", "narrow-edge"), ("float", "chain-edge")),
