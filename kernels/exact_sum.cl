@@ -290,46 +290,38 @@ inline LANES_OF(uint) entry_high_words(doubleN x) {
     return LANES_OF(convert_uint)(LANES_OF(as_ulong)(x) >> 32) & 0x7fffffffu;
 }
 
-/// Whether a TwoSum of an entry of `expansion` and one of the first `entries` of `other`, or of
-/// their errors on down the entries, may overflow: never for float values (MAY_OVERFLOW), and
-/// for doubles only where an entry reaches 2^960 in magnitude (EXACT_TURN_BOUND, as
-/// below_overflow() tests a turn of loads).
-inline bool entries_may_overflow(const doubleN* expansion, local const doubleN* other,
-                                 const uint entries) {
+/// Whether a TwoSum of an entry of `expansion` and one of `other`, or of their errors on down
+/// the entries, may overflow: never for float values (MAY_OVERFLOW), and for doubles only where
+/// an entry reaches 2^960 in magnitude (EXACT_TURN_BOUND, as below_overflow() tests a turn of
+/// loads).
+inline bool entries_may_overflow(const doubleN* expansion, local const doubleN* other) {
     if (!MAY_OVERFLOW)
         return false;
     LANES_OF(uint) largest = 0;
     for (uint k = 0; k < EXPANSION; ++k)
-        largest = max(largest, entry_high_words(expansion[k]));
-    for (uint k = 0; k < entries; ++k)
-        largest = max(largest, entry_high_words(other[k]));
+        largest = max(largest, max(entry_high_words(expansion[k]), entry_high_words(other[k])));
     return !all(largest < EXACT_TURN_BOUND);
 }
 
-/// Adds the first `entries` entries of the expansions `other` (one, or all EXPANSION) into
-/// `expansion`, exactly: entry k to entry k, the TwoSums side by side, and their errors on down
-/// the later entries; only what the last entry cannot hold spills. No branch but that spill's
-/// and the overflow test's, where deposit() has one after each TwoSum: on the H200 those
-/// branches were most of the fold's time, and 2^20 normal doubles took 13.9 us so against 17.6
-/// (the plain sum 8.4), 2^24 44.6 against 47.9 (docs/exact-sums.md). Where a sum may overflow,
-/// each entry takes deposit()'s guarded way instead.
-inline void add_entries(doubleN* expansion, local const doubleN* other, const uint entries,
-                        local long* digits) {
-    if (entries_may_overflow(expansion, other, entries)) {
-        for (uint k = 0; k < entries; ++k)
+/// Adds the expansions `other` into `expansion`, exactly: entry k to entry k, the TwoSums side
+/// by side, and their errors on down the later entries; only what the last entry cannot hold
+/// spills. No branch but that spill's and the overflow test's, where deposit() has one after
+/// each TwoSum: on the H200 those branches were most of the time of a fold that hands every
+/// entry over, and 2^20 normal doubles took 13.3 us so against 16.4 (the plain sum 8.4), 2^24
+/// 46.1 against 49.8 (docs/exact-sums.md). Where a sum may overflow, each entry takes
+/// deposit()'s guarded way instead.
+inline void add_expansion(doubleN* expansion, local const doubleN* other, local long* digits) {
+    if (entries_may_overflow(expansion, other)) {
+        for (uint k = 0; k < EXPANSION; ++k)
             deposit(other[k], expansion, digits, MAY_OVERFLOW);
         return;
     }
     doubleN error0 = two_sum(&expansion[0], other[0], false, digits);
-    doubleN error1 = 0, error2 = 0;
-    if (entries == EXPANSION) {
-        error1 = two_sum(&expansion[1], other[1], false, digits);
-        error2 = two_sum(&expansion[2], other[2], false, digits);
-    }
+    doubleN error1 = two_sum(&expansion[1], other[1], false, digits);
+    const doubleN error2 = two_sum(&expansion[2], other[2], false, digits);
     error0 = two_sum(&expansion[1], error0, false, digits);
     error0 = two_sum(&expansion[2], error0, false, digits);
-    if (entries == EXPANSION)
-        error1 = two_sum(&expansion[2], error1, false, digits);
+    error1 = two_sum(&expansion[2], error1, false, digits);
     if (any((error0 != 0) | (error1 != 0) | (error2 != 0))) {
         spill_lanes(digits, EXACT_FOLD_SPILL(error0));
         spill_lanes(digits, EXACT_FOLD_SPILL(error1));
@@ -357,12 +349,13 @@ uint entries_to_hand(const doubleN* expansion, local uint* deep) {
     return *deep != 0 ? EXPANSION : 1;
 }
 
-/// Adds every work-item's expansions into work-item 0's, exactly (add_entries() spills what
-/// they cannot hold), so that only those doubles (six or twelve) spill at the end instead of every
+/// Adds every work-item's expansions into work-item 0's, exactly (what they cannot hold
+/// spills), so that only those doubles (six or twelve) spill at the end instead of every
 /// work-item's adding to the same few limbs, atomics that then wait for each other. In each step
-/// the last work-items still holding expansions hand their first `handed` entries over in
-/// `slots` (FOLD_SLOTS * EXPANSION entries) to as many before them. Called with a constant
-/// `handed`, so that each call compiles to a loop of its own.
+/// the last work-items still holding expansions hand their first `handed` entries (one, or all
+/// EXPANSION) over in `slots` (FOLD_SLOTS * EXPANSION entries) to as many before them, which
+/// deposit() the first entry or add_expansion() them all. Called with a constant `handed`, so
+/// that each call compiles to a loop of its own.
 inline void fold_entries(doubleN* expansion, local long* digits, local doubleN* slots,
                          const uint handed) {
     const uint id = get_local_id(0);
@@ -374,9 +367,13 @@ inline void fold_entries(doubleN* expansion, local long* digits, local doubleN* 
             for (uint k = 0; k < handed; ++k)
                 slots[(id - first_handing) * handed + k] = expansion[k];
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (id >= first_handing - handing && id < first_handing)
-            add_entries(expansion, slots + (id - (first_handing - handing)) * handed, handed,
-                        digits);
+        if (id >= first_handing - handing && id < first_handing) {
+            local const doubleN* other = slots + (id - (first_handing - handing)) * handed;
+            if (handed == EXPANSION)
+                add_expansion(expansion, other, digits);
+            else // first entries, mostly with nothing to carry on: deposit() stops early
+                deposit(other[0], expansion, digits, MAY_OVERFLOW);
+        }
         holding = first_handing;
     }
 }
