@@ -165,7 +165,7 @@ def fold_case(clreduce, type_name):
 def fold_spill_case(type_name):
     """Values with all their bits in five classes of magnitude far apart, shuffled, then the same
     negated in another order: every work-item's expansions (three doubles) hold more than they
-    can, and so do the ones that fold() adds up, whose deposits must spill what is left over.
+    can, and so do the ones that fold() adds up, which must spill what is left over.
     The sum is zero, so any value lost shows."""
     if type_name not in ("float", "double"):
         return []  # the 16-bit types' values span too few binades
