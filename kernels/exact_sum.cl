@@ -57,13 +57,14 @@
 // Mutation hooks: the steps that the test mutants (test/CMakeLists.txt) redefine, with -D or a
 // #define ahead of this file, to lose the last value of a work-item's run, the last
 // work-group's row, the entries that fold() leaves behind, what fold()'s additions spill, the
-// last of a block's sums (on CPUs), or the carries between limbs; or to ignore what a double
-// block's sums lose, or a chain of double blocks' or turns' bound, or loosen the bound within
-// which plain double sums of floats are exact, or the count of float16 values a lane that they
-// sum exactly, or the magnitude down to which a GPU's chain of double turns takes values, or
-// the bound below which a turn of doubles, or a step of the fold, skips the overflow guard. A
-// hook this file stopped using would leave its mutant a working kernel, which the mutant tests
-// then fail.
+// last of a block's sums (on CPUs), or the carries between limbs; or to add a chain of double
+// blocks' lanes into one, past what a double holds; or to ignore what a double block's sums
+// lose, or a chain of double blocks' or turns' bound, or loosen the bound within which plain
+// double sums of floats are exact, or the count of float16 values a lane that they sum
+// exactly, or the magnitude down to which a GPU's chain of double turns takes values, or the
+// bound below which a turn of doubles, or a step of the fold, skips the overflow guard. A hook
+// this file stopped using would leave its mutant a working kernel, which the mutant tests then
+// fail.
 #ifndef EXACT_IN_RUN
 #define EXACT_IN_RUN(i, end) ((i) < (end))
 #endif
@@ -78,6 +79,9 @@
 #endif
 #ifndef EXACT_BLOCK_SUM
 #define EXACT_BLOCK_SUM(sum) (sum)
+#endif
+#ifndef EXACT_LANE_PAIRS
+#define EXACT_LANE_PAIRS(pairs) (pairs)
 #endif
 #ifndef EXACT_SPLIT_LOST
 #define EXACT_SPLIT_LOST(rest) (rest)
@@ -103,18 +107,18 @@
 
 // How values are loaded, four at a time (LOAD4) or one (LOAD), into LOADED (LOADED4): float
 // and double as they are; float16 and bfloat16, every value of which is exactly a float, as
-// floats (and eight at a time, LOAD8, as float8: a CPU's float blocks).
+// floats (and sixteen at a time, LOAD16, as a float16 vector: a CPU's float blocks).
 #if defined(VALUE_IS_HALF)
 #define LOAD4(v, in) vload_half4(v, in)
-#define LOAD8(v, in) vload_half8(v, in)
+#define LOAD16(v, in) vload_half16(v, in)
 #define LOAD(i, in) vload_half(i, in)
 #elif defined(VALUE_IS_BFLOAT16)
 #define LOAD4(v, in) as_float4(convert_uint4(vload4(v, in)) << 16)
-#define LOAD8(v, in) as_float8(convert_uint8(vload8(v, in)) << 16)
+#define LOAD16(v, in) as_float16(convert_uint16(vload16(v, in)) << 16)
 #define LOAD(i, in) as_float((uint)(in)[i] << 16)
 #else
 #define LOAD4(v, in) vload4(v, in)
-#define LOAD8(v, in) vload8(v, in)
+#define LOAD16(v, in) vload16(v, in)
 #define LOAD(i, in) (in)[i]
 #endif
 #ifdef VALUE_IS_FLOAT
@@ -514,16 +518,25 @@ inline void prefetch_ahead(global const VALUE* at, uint bytes) {
 #endif
 
 // On CPUs, values go in blocks of 256 (BLOCK_VECTORS) that most data lets plain double
-// additions sum exactly, in four sums that a CPU vectorises, where the TwoSum and the tests of
+// additions sum exactly, in sums that a CPU vectorises, where the TwoSum and the tests of
 // deposit() run as one chain a work-item. Blocks that qualify chain, and only a chain's sums
 // are deposited (below); a block that does not qualify goes value by value. 2^24 random
 // floats took 3.4 ms in blocks on the 2-core PoCL against 15.4 value by value (the plain sum
 // 2.3), doubles 10 against 23 (docs/exact-sums.md).
-#define BLOCK_VECTORS 64 // 16 values a lane in each of a block's four sums
+//
+// A block's loops take sixteen values a step, one for each lane of double16 sums, which the
+// compiler gives four registers where a CPU's vectors hold four doubles (AVX2) and two where
+// they hold eight (AVX-512). As four double4 sums they ran four doubles an instruction on
+// AVX-512 too: on the 16-core PoCL, float16 and bfloat16 values take 0.63 to 0.86 times the
+// time so, doubles 0.80 to 0.86 from 2^20 to 2^22 and 0.92 to 0.98 past the cache; floats
+// 0.84 to 1.2 (docs/exact-sums.md). On the 2-core machine's AVX2 the two run alike.
+#define BLOCK_VECTORS 64                             // a block's vectors of four values: 256 values
+#define BLOCK_STEP 16                                // values a step: a lane each of a double16
+#define BLOCK_STEPS (4 * BLOCK_VECTORS / BLOCK_STEP) // a block's steps: its values a lane
 
 #ifdef VALUE_IS_FLOAT
 // Float values (float16 and bfloat16 loaded as floats): where a block has no NaN, infinity or
-// float subnormal and its exponents span few binades, its four sums are exact
+// float subnormal and its exponents span few binades, its sums are exact
 // (sums_exactly(): sixteen values a lane, while largest - smallest <= 25). The blocks that
 // follow add into the same sums, a chain of blocks, for as long as the sums stay exact: n
 // blocks, 16n values a lane, while n * 2^(largest - smallest) <= 2^25, largest and smallest
@@ -546,12 +559,12 @@ inline bool halves_sum_exactly(double sum, ulong values_a_lane) {
 }
 #endif
 
-/// Sums of blocks: four, each lane of each adding every sixteenth value (a: values 16m to
-/// 16m + 3 of a block, b: 16m + 4 to 16m + 7, ...), with their values' largest magnitude and
-/// smallest nonzero one, as the bits of floats (the smallest less one: a zero, less one,
-/// wraps around to the largest unsigned integer, so it is never the smallest).
+/// Sums of blocks: sixteen lanes, lane j adding values 16m + j of each block (BLOCK_STEP),
+/// with their values' largest magnitude and smallest nonzero one, as the bits of floats (the
+/// smallest less one: a zero, less one, wraps around to the largest unsigned integer, so it is
+/// never the smallest).
 typedef struct {
-    double4 a, b, c, d; // as variables: an array of four ran 1.3 times slower
+    double16 sum;
     uint largest, smallest_less_one;
     uint blocks;
 } BlockSums;
@@ -560,46 +573,44 @@ typedef struct {
 #define note_magnitudes(largest, smallest_less_one, v) // none (halves_sum_exactly())
 #else
 /// Notes the magnitudes of v's values in `largest` and `smallest_less_one`.
-inline void note_magnitudes(uint8* largest, uint8* smallest_less_one, float8 v) {
-    const uint8 magnitude = as_uint8(v) & 0x7fffffff;
+inline void note_magnitudes(uint16* largest, uint16* smallest_less_one, float16 v) {
+    const uint16 magnitude = as_uint16(v) & 0x7fffffff;
     *largest = max(*largest, magnitude);
     *smallest_less_one = min(*smallest_less_one, magnitude - 1);
 }
 #endif
 
 /// The sums of the block from vector i on, with plain double additions that a CPU vectorises,
-/// eight values a load, noting their magnitudes as it goes (one pass: a first pass over the
-/// magnitudes took 1.3 times as long).
+/// a step of sixteen values at a time, noting their magnitudes as it goes (one pass: a first
+/// pass over the magnitudes took 1.3 times as long).
 inline BlockSums sum_block(global const VALUE* values, ulong i) {
-    double4 a = 0, b = 0, c = 0, d = 0;
-    uint8 largest = 0, smallest_less_one = UINT_MAX;
+    double16 sum = 0;
+    uint16 largest = 0, smallest_less_one = UINT_MAX;
     global const VALUE* block = values + 4 * i;
-    for (int k = 0; k < BLOCK_VECTORS / 2; k += 2) {
-        prefetch_ahead(block + 8 * k, 16 * sizeof(VALUE));
-        const float8 front = LOAD8(k, block), back = LOAD8(k + 1, block);
-        note_magnitudes(&largest, &smallest_less_one, front);
-        note_magnitudes(&largest, &smallest_less_one, back);
-        a += convert_double4(front.lo);
-        b += convert_double4(front.hi);
-        c += convert_double4(back.lo);
-        d += convert_double4(back.hi);
+    for (int k = 0; k < BLOCK_STEPS; ++k) {
+        prefetch_ahead(block + BLOCK_STEP * k, BLOCK_STEP * sizeof(VALUE));
+        const float16 step = LOAD16(k, block);
+        note_magnitudes(&largest, &smallest_less_one, step);
+        sum += convert_double16(step);
     }
-    const uint4 largest4 = max(largest.lo, largest.hi);
-    const uint4 smallest4 = min(smallest_less_one.lo, smallest_less_one.hi);
+    const uint8 largest8 = max(largest.lo, largest.hi);
+    const uint8 smallest8 = min(smallest_less_one.lo, smallest_less_one.hi);
+    const uint4 largest4 = max(largest8.lo, largest8.hi);
+    const uint4 smallest4 = min(smallest8.lo, smallest8.hi);
     const uint2 largest2 = max(largest4.lo, largest4.hi);
     const uint2 smallest2 = min(smallest4.lo, smallest4.hi);
-    const BlockSums sums = {a, b, c, d, max(largest2.x, largest2.y), min(smallest2.x, smallest2.y),
-                            1};
+    const BlockSums sums = {sum, max(largest2.x, largest2.y), min(smallest2.x, smallest2.y), 1};
     return sums;
 }
 
 /// Whether plain double additions summed the blocks exactly (sums_exactly(), or
 /// halves_sum_exactly() for float16 values).
 inline bool exact_sums(BlockSums sums) {
-    const ulong values_a_lane = BLOCK_VECTORS / 4 * (ulong)sums.blocks;
+    const ulong values_a_lane = BLOCK_STEPS * (ulong)sums.blocks;
 #ifdef VALUE_IS_HALF
-    const double4 sum = sums.a + sums.b + sums.c + sums.d;
-    return halves_sum_exactly((sum.x + sum.y) + (sum.z + sum.w), values_a_lane);
+    const double8 sum8 = sums.sum.lo + sums.sum.hi;
+    const double4 sum4 = sum8.lo + sum8.hi;
+    return halves_sum_exactly((sum4.x + sum4.y) + (sum4.z + sum4.w), values_a_lane);
 #else
     return sums_exactly(sums.largest, sums.smallest_less_one, values_a_lane);
 #endif
@@ -607,29 +618,26 @@ inline bool exact_sums(BlockSums sums) {
 
 /// The chain with the block added on (exact where exact_sums() says so of it).
 inline BlockSums chained(BlockSums chain, BlockSums block) {
-    const BlockSums longer = {chain.a + block.a,
-                              chain.b + block.b,
-                              chain.c + block.c,
-                              chain.d + block.d,
-                              max(chain.largest, block.largest),
+    const BlockSums longer = {chain.sum + block.sum, max(chain.largest, block.largest),
                               min(chain.smallest_less_one, block.smallest_less_one),
                               chain.blocks + block.blocks};
     return longer;
 }
 
-/// Deposits the exact sums of a chain of blocks.
+/// Deposits the exact sums of a chain of blocks, lane by lane: a lane's sum may take all 53 bits
+/// of a double (sums_exactly()), so no two of them need add up exactly.
 inline void deposit_sums(BlockSums sums, doubleN* expansion, local long* digits) {
-    deposit4(sums.a, expansion, digits);
-    deposit4(sums.b, expansion, digits);
-    deposit4(sums.c, expansion, digits);
-    deposit4(EXACT_BLOCK_SUM(sums.d), expansion, digits);
+    deposit4(sums.sum.s0123, expansion, digits);
+    deposit4(sums.sum.s4567, expansion, digits);
+    deposit4(sums.sum.s89ab, expansion, digits);
+    deposit4(EXACT_BLOCK_SUM(sums.sum.scdef), expansion, digits);
 }
 
 /// Adds the whole blocks of [i, end) to a work-item's expansions, in chains where their sums
 /// are exact, else value by value; returns where they end.
 inline ulong add_blocks(global const VALUE* values, ulong i, ulong end, doubleN* expansion,
                         local long* digits) {
-    const BlockSums none = {0, 0, 0, 0, 0, UINT_MAX, 0};
+    const BlockSums none = {0, 0, UINT_MAX, 0};
     BlockSums chain = none;
     for (; EXACT_IN_RUN(i + BLOCK_VECTORS - 1, end); i += BLOCK_VECTORS) {
         const BlockSums block = sum_block(values, i);
@@ -652,8 +660,8 @@ inline ulong add_blocks(global const VALUE* values, ulong i, ulong end, doubleN*
     return i;
 }
 #else
-// Doubles: blocks go in chains of splitter sums (above), four high and four low sums, whose
-// low sums' additions must lose nothing (EXACT_SPLIT_LOST). A chain's bound is set from its
+// Doubles: blocks go in chains of splitter sums (above), sixteen lanes of high and of low sums,
+// whose low sums' additions must lose nothing (EXACT_SPLIT_LOST). A chain's bound is set from its
 // first block, BOUND_HEADROOM binades above its largest magnitude, so that the blocks after it
 // are checked against it in the pass that adds them (EXACT_BELOW_BOUND). A block that reaches
 // the bound, or whose rests the low sums lose (values more than some 30 binades below the
@@ -662,7 +670,7 @@ inline ulong add_blocks(global const VALUE* values, ulong i, ulong end, doubleN*
 // its largest magnitude, took 1.3 to 1.8 times as long in two calls on the 16-core PoCL: 2^24
 // random doubles 2.25 and 3.05 ms against 1.48 and 1.75 (the plain sum 0.51 and 0.63), 2^27
 // 19.4 and 24.1 against 14.7 and 15.8 (9.5 and 10.4; docs/exact-sums.md).
-#define CHAIN_BLOCKS (SPLIT_VALUES_A_LANE / 16) // a block adds 16 values a lane
+#define CHAIN_BLOCKS (SPLIT_VALUES_A_LANE / BLOCK_STEPS)
 
 /// The block's largest magnitude, or NaN where a value is a NaN or an infinity.
 inline double block_largest(global const VALUE* values, ulong i) {
@@ -677,18 +685,17 @@ inline double block_largest(global const VALUE* values, ulong i) {
     return any(special != 0) ? NAN : fmax(largest.x, largest.y);
 }
 
-/// A chain of blocks: four high sums and four low sums, from their splitters on, for values
-/// below `bound`.
+/// A chain of blocks: sixteen lanes of high sums and of low sums, lane j adding values 16m + j
+/// of each block (BLOCK_STEP), from their splitters on, for values below `bound`.
 typedef struct {
-    double4 ha, hb, hc, hd, la, lb, lc, ld; // as variables, as the float blocks' sums
+    double16 high, low;
     double bound;
     uint blocks;
 } SplitChain;
 
 /// An empty chain for values below `bound`, a power of 2 within the splitters' range.
 inline SplitChain split_chain(double bound) {
-    const double4 high = HIGH_SPLITTER * bound, low = LOW_SPLITTER * bound;
-    const SplitChain chain = {high, high, high, high, low, low, low, low, bound, 0};
+    const SplitChain chain = {HIGH_SPLITTER * bound, LOW_SPLITTER * bound, bound, 0};
     return chain;
 }
 
@@ -697,10 +704,13 @@ inline SplitChain split_chain(double bound) {
 /// instruction where a comparison took two, and about 0.9 times the time of exact doubles on
 /// the 16-core PoCL (docs/exact-sums.md). Subtracted in this order, equal doubles give +0 also
 /// where the rest is -0 (a value -0's): the other order made every block with a -0 fail.
-inline void split_add(double4* high, double4* low, double4 x, long4* lost) {
-    const double4 rest = split_off(high, x);
-    const double4 next_low = *low + rest;
-    *lost |= as_long4(EXACT_SPLIT_LOST((next_low - *low) - rest));
+inline void split_add(double16* high, double16* low, double16 x, long8* lost) {
+    const double16 next_high = *high + x;
+    const double16 rest = x - (next_high - *high); // split_off()'s, sixteen lanes wide
+    const double16 next_low = *low + rest;
+    const long16 low_lost = as_long16(EXACT_SPLIT_LOST((next_low - *low) - rest));
+    *lost |= low_lost.lo | low_lost.hi;
+    *high = next_high;
     *low = next_low;
 }
 
@@ -709,27 +719,38 @@ inline void split_add(double4* high, double4* low, double4 x, long4* lost) {
 /// one fails the bound. Their largest is taken as integers, not as fmax() of fabs(), which
 /// spends instructions on NaNs: on the 16-core PoCL the median of four rounds took 3 to 13%
 /// less time so at every length from 2^20 to 2^26 (docs/exact-sums.md).
-inline long4 magnitude_bits(double4 x) {
-    return as_long4(x) & LONG_MAX;
+inline long16 magnitude_bits(double16 x) {
+    return as_long16(x) & LONG_MAX;
 }
 
 /// Adds the block from vector i on to the chain's sums; whether they hold it exactly, every
 /// value below the chain's bound (where not, the sums are spoilt: the caller keeps a copy).
 inline bool split_block(global const VALUE* values, ulong i, SplitChain* chain) {
-    long4 largest = 0;
-    long4 lost = 0;
-    for (int k = 0; k < BLOCK_VECTORS; k += 4) {
-        prefetch_ahead(values + 4 * (i + k), 4 * sizeof(double4));
-        const double4 a = vload4(i + k, values), b = vload4(i + k + 1, values),
-                      c = vload4(i + k + 2, values), d = vload4(i + k + 3, values);
-        largest = max(largest, max(max(magnitude_bits(a), magnitude_bits(b)),
-                                   max(magnitude_bits(c), magnitude_bits(d))));
-        split_add(&chain->ha, &chain->la, a, &lost);
-        split_add(&chain->hb, &chain->lb, b, &lost);
-        split_add(&chain->hc, &chain->lc, c, &lost);
-        split_add(&chain->hd, &chain->ld, d, &lost);
+    long8 largest = 0;
+    long8 lost = 0;
+    global const VALUE* block = values + 4 * i;
+    for (int k = 0; k < BLOCK_STEPS; ++k) {
+        prefetch_ahead(block + BLOCK_STEP * k, BLOCK_STEP * sizeof(VALUE));
+        const double16 step = vload16(k, block);
+        const long16 magnitudes = magnitude_bits(step);
+        largest = max(largest, max(magnitudes.lo, magnitudes.hi));
+        split_add(&chain->high, &chain->low, step, &lost);
     }
     return !any(lost != 0) && EXACT_BELOW_BOUND(largest, as_long(chain->bound));
+}
+
+/// The sixteen lanes of a chain's high or low sums less their splitters, added eight by eight:
+/// exactly, since each lane's sum lies on its sum's grid within 2^50 of its steps (a high
+/// lane's at most 2^8 values of at most 2^E, rounded to the grid 2^(E - 42); a low lane's at
+/// most 2^8 rests of 2^(E - 43), on the grid 2^(E - 85)), and eight of them within the 2^53
+/// that a double holds; sixteen would not be. A chain then costs one deposit4() where its lanes
+/// took eight: on the 16-core PoCL, 2^20 and 2^21 doubles took 0.93 to 0.99 times as long so,
+/// round by round (docs/exact-sums.md). Half of the lanes go through EXACT_BLOCK_SUM, the pairs
+/// through EXACT_LANE_PAIRS (mutation hooks).
+inline double2 lane_pairs(double16 x) {
+    const double8 eight = x.lo + x.hi;
+    const double4 four = eight.lo + eight.hi;
+    return EXACT_LANE_PAIRS(four.lo + EXACT_BLOCK_SUM(four.hi));
 }
 
 /// Deposits the sums of the chain's blocks, if any, and empties it.
@@ -737,14 +758,9 @@ inline void deposit_chain(SplitChain* chain, doubleN* expansion, local long* dig
     if (chain->blocks == 0)
         return;
     const SplitChain splitters = split_chain(chain->bound);
-    deposit4(chain->ha - splitters.ha, expansion, digits);
-    deposit4(chain->hb - splitters.hb, expansion, digits);
-    deposit4(chain->hc - splitters.hc, expansion, digits);
-    deposit4(chain->hd - splitters.hd, expansion, digits);
-    deposit4(chain->la - splitters.la, expansion, digits);
-    deposit4(chain->lb - splitters.lb, expansion, digits);
-    deposit4(chain->lc - splitters.lc, expansion, digits);
-    deposit4(EXACT_BLOCK_SUM(chain->ld - splitters.ld), expansion, digits);
+    deposit4(
+        (double4)(lane_pairs(chain->high - splitters.high), lane_pairs(chain->low - splitters.low)),
+        expansion, digits);
     chain->blocks = 0;
 }
 

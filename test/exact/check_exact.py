@@ -203,10 +203,24 @@ def chain_edge_case(type_name):
     """Blocks that chain (add_blocks() in exact_sum.cl, on CPUs) one step past what their sums
     hold exactly."""
     if type_name == "double":
-        return bound_edge_case()
+        return bound_edge_case() + lane_pairs_edge_case()
     if type_name != "float":
         return []
     return float_chain_edge_case()
+
+
+def lane_pairs_edge_case():
+    """A chain of double blocks (a CPU work-item's, with -w 1) whose high sums fill their lanes:
+    a block of 1.5 sets the bound to 8, and fifteen blocks of 7.75 + 2^-39 (one of them
+    7.75 + 2^-38) follow, on the high sums' grid of 2^-39. Each lane's high sum is then near
+    2^50 steps of that grid, eight lanes' below 2^53 (lane_pairs() adds them so), and sixteen
+    lanes' past it, an odd number of steps that one double would round. A block cancels the
+    whole values; zeros fill the pattern to 32 blocks, so that each run of -w 1 starts with it.
+    The sum is the 2^-39 parts alone."""
+    large = 7.75 + 2.0**-39
+    chain = [1.5] * 256 + [large + 2.0**-39] + [large] * (15 * 256 - 1)
+    pattern = chain + [-117.75] * 256 + [0.0] * (15 * 256)
+    return [("lane-pairs-edge", pattern * 16)]
 
 
 def bound_edge_case():
@@ -426,6 +440,7 @@ MUTANT_INPUTS = {
     "drop-block-sum": (("float", "alternating"), ("float", "all-equal"),
                        ("double", "cancellation"), ("double", "alternating")),
     "narrow-span": (("float", "narrow-edge"), ("float", "chain-edge")),
+    "one-lane-sum": (("double", "lane-pairs-edge"),),
     "ignore-split-loss": (("double", "split-edge"),),
     "ignore-bound": (("double", "bound-edge"),),
     "strided-chain-bits": (("float", "strided-edge"),),
