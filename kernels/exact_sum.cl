@@ -485,14 +485,6 @@ inline bool sums_exactly(uint largest, uint smallest_less_one, ulong values_a_la
 #define LOW_SPLITTER 0x1.8p-33
 #define BOUND_HEADROOM 2
 
-/// Adds x to a splitter's sum `high`; returns what high's grid could not hold, exactly.
-inline double4 split_off(double4* high, double4 x) {
-    const double4 next_high = *high + x;
-    const double4 rest = x - (next_high - *high);
-    *high = next_high;
-    return rest;
-}
-
 /// The bound of a chain whose first values' largest magnitude has the biased exponent
 /// `biased`, BOUND_HEADROOM binades above it; 0 where its splitters would not be finite and
 /// normal (past 2^1013 or below 2^-989: values that take TwoSum).
@@ -706,7 +698,7 @@ inline SplitChain split_chain(double bound) {
 /// where the rest is -0 (a value -0's): the other order made every block with a -0 fail.
 inline void split_add(double16* high, double16* low, double16 x, long8* lost) {
     const double16 next_high = *high + x;
-    const double16 rest = x - (next_high - *high); // split_off()'s, sixteen lanes wide
+    const double16 rest = x - (next_high - *high); // as split_off() on GPUs, 16 lanes wide
     const double16 next_low = *low + rest;
     const long16 low_lost = as_long16(EXACT_SPLIT_LOST((next_low - *low) - rest));
     *lost |= low_lost.lo | low_lost.hi;
@@ -929,6 +921,14 @@ typedef struct {
     uint below, least_less_one;
     uint turns, idle;
 } TurnChain;
+
+/// Adds x to a splitter's sum `high`; returns what high's grid could not hold, exactly.
+inline double4 split_off(double4* high, double4 x) {
+    const double4 next_high = *high + x;
+    const double4 rest = x - (next_high - *high);
+    *high = next_high;
+    return rest;
+}
 
 /// The magnitudes of x's values as the high words of their bits, the sign cleared, with the
 /// last bit set where the low word is not zero: ordered as the magnitudes are against every
