@@ -214,9 +214,9 @@ def lane_pairs_edge_case():
     a block of 1.5 sets the bound to 8, and fifteen blocks of 7.75 + 2^-39 (one of them
     7.75 + 2^-38) follow, on the high sums' grid of 2^-39. Each lane's high sum is then near
     2^50 steps of that grid, eight lanes' below 2^53 (lane_pairs() adds them so), and sixteen
-    lanes' past it, an odd number of steps that one double would round. A block cancels the
-    whole values; zeros fill the pattern to 32 blocks, so that each run of -w 1 starts with it.
-    The sum is the 2^-39 parts alone."""
+    lanes' past it, an odd number of steps that one double would round. A block of -117.75
+    cancels the values but for their 2^-39 parts, which are the sum; zeros fill the pattern to
+    32 blocks, so that each run of -w 1 starts with it."""
     large = 7.75 + 2.0**-39
     chain = [1.5] * 256 + [large + 2.0**-39] + [large] * (15 * 256 - 1)
     pattern = chain + [-117.75] * 256 + [0.0] * (15 * 256)
