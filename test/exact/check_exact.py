@@ -295,6 +295,26 @@ def half_chain_edge_case(type_name):
     return [("half-chain-edge", [2.0**-24] + [65504.0] * count + [-65504.0] * count)]
 
 
+def quad_edge_cases(type_name):
+    """bfloat16 blocks (a CPU work-item's, with -w 1) one step past what float sums of four of
+    a lane's values hold (quads_sum_exactly() in exact_sum.cl), which must widen each value.
+    quad-edge: a block's first value, (1 + 2^-7) * 2^-15, lies 15 binades below the
+    2 - 2^-7 that follow it, so that its lane's four values add up past 2^24 steps of its last
+    bit, which a float sum rounds away; a block cancels the large values, and zeros fill the
+    pattern to two blocks, so that the sum is the small values'. quad-top-edge: four blocks
+    that start with 64 values of 1.5 * 2^125 (one of them 2^112, 13 binades below), of their
+    negation, of 1.5 * 2^126 and of its negation: four of the first add up in float to
+    1.5 * 2^127, four of the third past the largest float. The sum is the 2^112 values'."""
+    if type_name != "bfloat16":
+        return []
+    large, small = 2 - 2.0**-7, (1 + 2.0**-7) * 2.0**-15
+    edge = [small] + [large] * 63 + [0.0] * 192 + [-large] * 63 + [0.0] * 193
+    blocks = [[1.5 * 2.0**125] * 63 + [2.0**112], [-1.5 * 2.0**125] * 63,
+              [1.5 * 2.0**126] * 64, [-1.5 * 2.0**126] * 64]
+    top = [x for block in blocks for x in block + [0.0] * (256 - len(block))]
+    return [("quad-edge", edge * 64), ("quad-top-edge", top * 32)]
+
+
 def bits(x, type_name):
     """The bits of x as the sum of `type_name` values prints it (in the result's type)."""
     if math.isnan(x):
@@ -328,7 +348,7 @@ def check(clreduce, work_dir, strided):
         for name, values in (list(cases(type_name)) + fold_case(clreduce, type_name) +
                              fold_spill_case(type_name) +
                              block_edge_case(type_name) + strided_edge_case(type_name) +
-                             half_chain_edge_case(type_name)):
+                             half_chain_edge_case(type_name) + quad_edge_cases(type_name)):
             path = os.path.join(work_dir, "%s-%s.raw" % (type_name, name))
             with open(path, "wb") as file:
                 file.write(to_bytes(values, type_name))
@@ -432,7 +452,8 @@ def check_long_row(clreduce, work_dir, type_name, descr):
 # cancellation never lets it do; what fold()'s additions spill only where the expansions
 # overflow in the fold, and its overflow guard only where its sums overflow; a block's sum
 # only where a CPU work-item's blocks qualify (float values close in magnitude: not the
-# cancellation's), and only the block edges' blocks lose what their sums cannot hold.
+# cancellation's), and only the block edges' blocks lose what their sums cannot hold (for
+# bfloat16, the float sums of four values: quad_edge_cases()).
 MUTANT_INPUTS = {
     "drop-left-behind": (("float", "fold-quarters"), ("double", "fold-quarters")),
     "drop-fold-spill": (("float", "fold-spills"), ("double", "fold-spills")),
@@ -448,6 +469,8 @@ MUTANT_INPUTS = {
     "strided-ignore-bound": (("double", "turn-bound-edge"),),
     "strided-low-reach": (("double", "turn-reach-edge"),),
     "long-half-chain": (("float16", "half-chain-edge"),),
+    "wide-quad-span": (("bfloat16", "quad-edge"),),
+    "high-quad-top": (("bfloat16", "quad-top-edge"),),
 }
 CANCELLATION = tuple((type_name, name) for type_name in ("float", "double")
                      for name in ("cancellation", "alternating"))
