@@ -490,13 +490,12 @@ inline bool sums_exactly(uint largest, uint smallest_less_one, ulong values_a_la
 #define SPLIT_VALUES_A_LANE 256
 #define HIGH_SPLITTER 0x1.8p10 // times the bound
 #define LOW_SPLITTER 0x1.8p-33
-#define BOUND_HEADROOM 2
 
 /// The bound of a chain whose first values' largest magnitude has the biased exponent
-/// `biased`, BOUND_HEADROOM binades above it; 0 where its splitters would not be finite and
-/// normal (past 2^1013 or below 2^-989: values that take TwoSum).
-inline double chain_bound(int biased) {
-    const int exponent = biased - 1022 + BOUND_HEADROOM;
+/// `biased`, `headroom` binades above it; 0 where its splitters would not be finite and normal
+/// (past 2^1013 or below 2^-989: values that take TwoSum).
+inline double chain_bound(int biased, int headroom) {
+    const int exponent = biased - 1022 + headroom;
     return exponent > 1013 || exponent < -989 ? 0 : as_double((ulong)(exponent + 1023) << 52);
 }
 #endif
@@ -741,6 +740,7 @@ inline ulong add_blocks(global const VALUE* values, ulong i, ulong end, doubleN*
 // random doubles 2.25 and 3.05 ms against 1.48 and 1.75 (the plain sum 0.51 and 0.63), 2^27
 // 19.4 and 24.1 against 14.7 and 15.8 (9.5 and 10.4; docs/exact-sums.md).
 #define CHAIN_BLOCKS (SPLIT_VALUES_A_LANE / BLOCK_STEPS)
+#define BOUND_HEADROOM 2
 
 /// A chain of blocks: sixteen lanes of high sums and of low sums, lane j adding values 16m + j
 /// of each block (BLOCK_STEP), from their splitters on, for values below `bound`.
@@ -858,7 +858,7 @@ inline bool chain_block(global const VALUE* values, ulong i, SplitChain* chain, 
     if (largest == 0)
         return true; // zeros: nothing to add
     // 0 for a NaN or an infinity, whose biased exponent is 2047
-    const double bound = chain_bound(largest >> 52);
+    const double bound = chain_bound(largest >> 52, BOUND_HEADROOM);
     if (bound == 0)
         return false;
     *chain = split_chain(bound);
@@ -987,13 +987,18 @@ inline bool below_overflow(double4 a, double4 b, double4 c, double4 d) {
 // no copy of the sums waits in registers for the test: each value is below the bound and,
 // where not zero, at least 2^(E - EXACT_LOW_REACH) in magnitude, whose ulp is the low sum's
 // grid 2^(E - 85) or coarser, so that the low sum adds its rest exactly. A turn that fails
-// deposits the chain and starts another bounded by its own largest magnitude; one that fails
-// that too takes TwoSum, and so do the TURN_IDLE turns after it, which would most likely fail
-// as well (data spread over more binades than a chain holds) and cost their tests. The kernel
-// then takes 102 registers, within the 128 that two work-groups of 256 an SM leave.
+// deposits the chain and starts another, bounded TURN_HEADROOM binades above its own largest
+// magnitude; one that fails that too takes TwoSum, and so do the TURN_IDLE turns after it,
+// which would most likely fail as well (data spread over more binades than a chain holds) and
+// cost their tests. The kernel then takes 102 registers, within the 128 that two work-groups
+// of 256 an SM leave. A turn's sixteen values vary in their largest more than a CPU's block of
+// 256: where one value in ten was nonzero, chains started at bounds that the next turns passed,
+// and 2^24 such doubles took 1.33 times the plain sum on the H200 with the blocks' 2 binades,
+// 1.20 with 4 (normal values 1.13 with either; docs/exact-sums.md).
 #define SPLIT_TURNS
 #define TURNS_A_CHAIN (SPLIT_VALUES_A_LANE / 4) // a turn adds four values a lane
 #define TURN_IDLE 8
+#define TURN_HEADROOM 4
 
 /// A chain of turns: a high and a low sum, from their splitters on, for values below `bound`
 /// and (but zeros) at least 2^-EXACT_LOW_REACH times it, those two as turn_magnitudes() of
@@ -1053,7 +1058,7 @@ inline bool takes_turn(TurnChain* chain, double4 a, double4 b, double4 c, double
         if (most == 0)
             return true; // zeros: nothing to add
         // 0 for a NaN or an infinity, whose biased exponent is 2047
-        chain->bound = chain_bound(most >> 20);
+        chain->bound = chain_bound(most >> 20, TURN_HEADROOM);
         chain->below = as_uint2(chain->bound).y;
         chain->least_less_one = chain->below - (EXACT_LOW_REACH << 20) - 1;
         if (chain->bound == 0 || least < chain->least_less_one) {

@@ -268,11 +268,11 @@ def turn_edge_cases():
     """Doubles that a GPU work-item's turns (add_vectors() in exact_sum.cl, read strided) must
     not take as they come. turn-overflow: turns of 1.5 * 2^1022, whose lanes' sums overflow
     with their third value unless the turn takes the overflow guard, then as many that cancel
-    them, and 1. turn-bound-edge: ones, which start chains bounded by 8, but for 2^70 and
+    them, and 1. turn-bound-edge: ones, which start chains bounded by 32, but for 2^70 and
     -2^70 in the middle, past every layout's first turn: a chain that took 2^70 would round its
     splitter's part of the sum away. turn-reach-edge: each vector holds 1, -1 and twice
-    2^-31 (1 + 2^-52), whose last bit, 2^-83, lies past the low sums' grid of a chain that 1
-    bounds, 2^-82; the sum is the small values' alone."""
+    2^-31 (1 + 2^-52), whose last bit, 2^-83, lies past the low sums' grid of a chain that
+    ones start, 2^-80; the sum is the small values' alone."""
     half = 1 << 13
     overflow = [math.ldexp(1.5, 1022)] * half + [-math.ldexp(1.5, 1022)] * half + [1.0]
     bound = [1.0] * (1 << 18)
