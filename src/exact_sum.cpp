@@ -61,7 +61,9 @@ std::string exact_build_options(DataType type, const DeviceReport& report) {
     // float16 and bfloat16 load as floats (VALUE_IS_FLOAT), each its own way. On CPUs, -w: the
     // blocks' sixteen-lane vectors, passed between inline functions, made PoCL's compiler warn
     // where a CPU lacks AVX-512 that they change the ABI (no call remains to change), and print
-    // "9 warnings generated." (doubles) on the user's stderr.
+    // "9 warnings generated." (doubles) on the user's stderr. On NVIDIA's compiler, doubles
+    // take a register budget (exact_register_budget()).
+    const std::string register_budget = exact_register_budget(report, type);
     return "-D VALUE=" + std::string(info(type).cl_storage) +
            " -D LIMBS=" + std::to_string(ExactAccumulator::limbs(type)) +
            " -D LOWEST_BIT=" + std::to_string(ExactAccumulator::lowest_bit(type)) +
@@ -70,7 +72,8 @@ std::string exact_build_options(DataType type, const DeviceReport& report) {
            (type == DataType::bfloat16 ? " -D VALUE_IS_BFLOAT16" : "") +
            (reads_contiguous_runs(report) ? " -D CONTIGUOUS -w" : "") +
            (prefetches_runs(report) ? " -D PREFETCH_BYTES=" + std::to_string(exact_prefetch_bytes)
-                                    : "");
+                                    : "") +
+           (register_budget.empty() ? "" : " " + register_budget);
 }
 
 /// The work-group size to run: `requested`, or the default, within what the kernel takes; a

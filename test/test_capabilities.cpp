@@ -162,6 +162,19 @@ TEST_CASE("NVIDIA's compiler is given the registers the launch leaves a work-ite
     CHECK(beyond_type(build_options(plain_opencl_3(), Path::tree)).empty());
 }
 
+TEST_CASE("NVIDIA's compiler is given a register budget for the exact sum of doubles alone",
+          "[capabilities]") {
+    auto nvidia = plain_opencl_3();
+    nvidia.type = CL_DEVICE_TYPE_GPU;
+    nvidia.extensions.push_back("cl_nv_compiler_options");
+    CHECK(exact_register_budget(nvidia, DataType::float64) == "-cl-nv-maxrregcount=128");
+    for (const auto type : {DataType::float32, DataType::float16, DataType::bfloat16})
+        CHECK(exact_register_budget(nvidia, type).empty());
+    auto other_gpu = plain_opencl_3();
+    other_gpu.type = CL_DEVICE_TYPE_GPU;
+    CHECK(exact_register_budget(other_gpu, DataType::float64).empty());
+}
+
 TEST_CASE("an unreported path is refused unless the user allows it", "[capabilities]") {
     const auto report = plain_opencl_3();
     CHECK(choose_path(report, std::nullopt, false) == Path::tree);

@@ -108,4 +108,9 @@ std::string build_options(const DeviceReport& report, Path path, Finish finish =
                           std::optional<DataType> accumulator = std::nullopt, Op op = Op::sum,
                           Reads reads = Reads::values, bool mapped = false);
 
+/// The flag that caps the registers a work-item of exact_sum.cl's program may take (see
+/// exact_build_options()): on NVIDIA's compiler for doubles, whose program's runs would
+/// otherwise take more than their launch leaves; empty elsewhere.
+std::string exact_register_budget(const DeviceReport& report, DataType type);
+
 } // namespace clreduce
