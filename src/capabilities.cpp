@@ -260,9 +260,9 @@ constexpr const char* ptx_register_budget = "-cl-nv-maxrregcount=64";
 // registers a work-item. Left to itself, ptxas gave exact_partials 102 but exact_runs, which
 // rounds its row where it ends, 139, so that an axis's work-groups of 256 ran one an SM. With
 // the budget (exact_runs 128, no spills): on an H200, 4096 runs of 16384 normal doubles took
-// 229 us against 368, 16 runs of 2^22 189 against 213, the whole array's sum unchanged
-// (docs/exact-sums.md, "Doubles along axes: a register budget"). Float programs take at most 64
-// unbidden, as their four work-groups an SM need.
+// 228 us against 370, 16 runs of 2^22 186 against 211; the whole array's sum as long from 2^24,
+// 0.4 to 0.6 us longer at 2^20 (docs/exact-sums.md, "Doubles along axes: a register budget").
+// Float programs take at most 64 unbidden, as their four work-groups an SM need.
 constexpr const char* ptx_exact_double_register_budget = "-cl-nv-maxrregcount=128";
 
 std::string exact_register_budget(const DeviceReport& report, DataType type) {
